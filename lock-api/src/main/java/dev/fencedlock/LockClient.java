@@ -1,0 +1,61 @@
+package dev.fencedlock;
+
+import dev.fencedlock.internal.DefaultLockClient;
+
+/**
+ * Entry point: one client per application and backend, shared by all threads.
+ *
+ * <pre>{@code
+ * try (LockClient client = LockClient.fromEnvironment()) {
+ *     FencedLock lock = client.lock("inventory:sku-42");
+ *     try (Lease lease = lock.acquire(Duration.ofSeconds(5))) {
+ *         long token = lease.token();
+ *         // write, carrying the token to storage that checks it
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>The backend ({@code redlock}, {@code zookeeper} or the in-process {@code local}) is chosen by
+ * {@code fencedlock.backend} and found with {@link java.util.ServiceLoader}, so switching backends
+ * is a configuration change.
+ *
+ * <p>Thread-safety: safe for concurrent use. {@link #close()} releases every lease still held
+ * through this client, stops renewals and closes the backend's connections.
+ */
+public interface LockClient extends AutoCloseable {
+
+    /**
+     * Creates a client for the backend that {@code config} names.
+     *
+     * @throws IllegalArgumentException if no provider on the classpath serves the configured
+     *     backend (the message lists those found), or the provider rejects the configuration
+     */
+    static LockClient create(LockConfig config) {
+        return DefaultLockClient.open(config);
+    }
+
+    /**
+     * Creates a client from {@link LockConfig#fromEnvironment()}: system properties over
+     * environment variables over a {@code fencedlock.properties} resource on the classpath.
+     */
+    static LockClient fromEnvironment() {
+        return create(LockConfig.fromEnvironment());
+    }
+
+    /**
+     * Returns the lock with this name. Names are compared exactly; see {@link LockNames} for what
+     * is accepted.
+     *
+     * @throws IllegalArgumentException if the name is null, blank, too long or has control
+     *     characters
+     * @throws IllegalStateException if the client is closed
+     */
+    FencedLock lock(String name);
+
+    /** The configuration this client was created with. */
+    LockConfig config();
+
+    /** Releases every lease still held through this client and closes the backend. Idempotent. */
+    @Override
+    void close();
+}

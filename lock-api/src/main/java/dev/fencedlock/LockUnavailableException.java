@@ -1,0 +1,46 @@
+package dev.fencedlock;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The backend could not answer: too few Redis nodes were reachable for a quorum, or ZooKeeper was
+ * down. The message and {@link #nodeFailures()} list each failing node and its cause. The first
+ * node cause is attached as the exception's cause, the others as suppressed exceptions.
+ */
+public class LockUnavailableException extends LockException {
+    private static final long serialVersionUID = 1L;
+
+    private final String lockName;
+    private final transient List<NodeFailure> nodeFailures;
+
+    public LockUnavailableException(
+            String lockName, Duration elapsed, int nodesTotal, int nodesNeeded, List<NodeFailure> nodeFailures) {
+        super(
+                message(lockName, elapsed, nodesTotal, nodesNeeded, nodeFailures),
+                nodeFailures.isEmpty() ? null : nodeFailures.get(0).cause());
+        this.lockName = lockName;
+        this.nodeFailures = List.copyOf(nodeFailures);
+        for (int i = 1; i < this.nodeFailures.size(); i++) {
+            addSuppressed(this.nodeFailures.get(i).cause());
+        }
+    }
+
+    private static String message(
+            String lockName, Duration elapsed, int nodesTotal, int nodesNeeded, List<NodeFailure> failures) {
+        String causes = failures.stream().map(NodeFailure::toString).collect(Collectors.joining("; "));
+        return "Lock '" + lockName + "' unavailable after " + elapsed.toMillis() + " ms: "
+                + (nodesTotal - failures.size()) + " of " + nodesTotal + " nodes answered, " + nodesNeeded
+                + " needed" + (causes.isEmpty() ? "" : " [" + causes + "]");
+    }
+
+    public String lockName() {
+        return lockName;
+    }
+
+    /** One entry per node that failed, in node order; never empty when a node failed. */
+    public List<NodeFailure> nodeFailures() {
+        return nodeFailures;
+    }
+}
