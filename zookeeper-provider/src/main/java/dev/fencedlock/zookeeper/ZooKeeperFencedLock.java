@@ -86,7 +86,7 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
             }
             if (!acquired) {
                 provider.requireStarted();
-                request.recordAttempt("another session held the lock; this client's lock node was not first in line");
+                request.recordAttempt("another holder had the lock; this attempt's lock node was not first in line");
                 return Optional.empty();
             }
             long grantedAtNanos = runtime().clock().nanoTime();

@@ -10,7 +10,6 @@ import dev.fencedlock.spi.LockProvider;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,7 +42,6 @@ final class ZooKeeperLockProvider implements LockProvider {
     private final boolean ownsCurator;
     private final String basePath;
     private final LeaseRuntime runtime;
-    private final Duration releaseWait;
     private final ConnectionWatch watch = new ConnectionWatch();
     private final AtomicLong discardedGrants = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -58,7 +56,6 @@ final class ZooKeeperLockProvider implements LockProvider {
         this.ownsCurator = ownsCurator;
         this.basePath = basePath;
         this.runtime = Objects.requireNonNull(runtime, "runtime");
-        this.releaseWait = Duration.ofMillis(curator.getZookeeperClient().getConnectionTimeoutMs());
         curator.getConnectionStateListenable().addListener(watch);
     }
 
@@ -114,20 +111,22 @@ final class ZooKeeperLockProvider implements LockProvider {
     }
 
     /**
-     * Returns once the client is connected; waits for the connection until the request's deadline.
+     * Returns once the client is connected. Waits until the request's deadline, but at least for
+     * the client's connection timeout, as any Curator operation would: a wait of zero asks for one
+     * attempt, and an attempt needs a connection, for example right after the client started.
      *
-     * @throws LockUnavailableException if the deadline passes without a connection
+     * @throws LockUnavailableException if no connection came in that time
      */
     void awaitConnected(LeaseRequest request) throws InterruptedException {
         requireStarted();
         if (isConnected()) {
             return;
         }
-        long left = request.remainingWaitNanos(runtime.clock().nanoTime());
-        if (left > 0) {
-            int millis = (int) Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(left) + 1);
-            curator.blockUntilConnected(millis, TimeUnit.MILLISECONDS);
-        }
+        long connectionTimeout =
+                TimeUnit.MILLISECONDS.toNanos(curator.getZookeeperClient().getConnectionTimeoutMs());
+        long left = Math.max(request.remainingWaitNanos(runtime.clock().nanoTime()), connectionTimeout);
+        int millis = (int) Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(left) + 1);
+        curator.blockUntilConnected(millis, TimeUnit.MILLISECONDS);
         if (!isConnected()) {
             throw unavailable(request.lockName(), request.startNanos(), new CuratorConnectionLossException());
         }
@@ -200,37 +199,28 @@ final class ZooKeeperLockProvider implements LockProvider {
     }
 
     /**
-     * Deletes a lock node with Curator's guaranteed delete: if the server cannot be reached, the
-     * deletion is retried in the background until it succeeds or the session ends (which deletes
-     * the node too). So a release that fails never strands a node that would block this client's
-     * later acquisitions of the same lock (the CURATOR-678 class of bugs). While connected, waits
-     * up to the connection timeout for the deletion, so that the lock is free when {@code close()}
-     * returns; while disconnected, does not wait at all.
+     * Deletes a lock node. The first try is one request on the raw handle, the cheapest way and
+     * the one that never waits on a retry policy. If it fails (no connection, or the reply is
+     * lost), the node is handed to Curator's guaranteed delete, which retries in the background
+     * until the deletion succeeds or the session ends (which deletes the node too). So a release
+     * that fails never strands a node that would block this client's later acquisitions of the
+     * same lock while its session lives on (the CURATOR-678 class of bugs).
      */
     void deleteLockNode(String nodePath) {
-        boolean connected = isConnected();
-        CountDownLatch done = new CountDownLatch(1);
         try {
-            curator.delete()
-                    .quietly()
-                    .guaranteed()
-                    .inBackground((client, event) -> done.countDown())
-                    .forPath(nodePath);
-        } catch (Exception e) {
-            throw new IllegalStateException("could not queue the deletion of lock node " + nodePath, e);
-        }
-        if (!connected) {
+            connectedHandle().delete(ZKPaths.fixForNamespace(curator.getNamespace(), nodePath), -1);
             return;
-        }
-        try {
-            if (!done.await(releaseWait.toNanos(), TimeUnit.NANOSECONDS)) {
-                log.debug(
-                        "Deletion of lock node {} not confirmed within {} ms; it goes on in the background",
-                        nodePath,
-                        releaseWait.toMillis());
-            }
+        } catch (KeeperException.NoNodeException e) {
+            return;
+        } catch (KeeperException e) {
+            log.debug("Deleting lock node {} failed ({}); retrying in the background", nodePath, e.code());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        try {
+            curator.delete().quietly().guaranteed().inBackground().forPath(nodePath);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not queue the deletion of lock node " + nodePath, e);
         }
     }
 
