@@ -29,9 +29,10 @@ import java.lang.annotation.Target;
  * <p>Rules, checked when the {@code EntityManagerFactory} starts (a violation fails the start with a
  * {@code MappingException} naming the entity): exactly one such field per entity hierarchy, of type
  * {@code long}, persistent, insertable and updatable, not the {@code @Version}; the entity is mapped
- * to one table (no {@code @SecondaryTable}, no {@code JOINED} inheritance), uses no custom SQL for
- * insert, update or delete, no {@code @OptimisticLocking(type = ALL/DIRTY)}, and none of
- * Hibernate's soft-delete, temporal or audit state management.
+ * to one table (no {@code @SecondaryTable}, no {@code JOINED} or {@code TABLE_PER_CLASS}
+ * inheritance; {@code SINGLE_TABLE} works), uses no custom SQL for insert, update or delete, no
+ * {@code @OptimisticLocking(type = ALL/DIRTY)}, and none of Hibernate's soft-delete, temporal or
+ * audit state management.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

@@ -73,6 +73,8 @@ final class TestDatabase implements AutoCloseable {
             this.factory = new HibernatePersistenceConfiguration("fencing-" + schema)
                     .managedClasses(Item.class, VersionedItem.class, LegacyStock.class)
                     .property("jakarta.persistence.nonJtaDataSource", dataSource)
+                    // batching on, so that the tests show fenced statements are still refused one by one
+                    .property("hibernate.jdbc.batch_size", 16)
                     .schemaToolingAction(Action.VALIDATE)
                     .createEntityManagerFactory();
         } catch (RuntimeException e) {

@@ -12,6 +12,7 @@ import org.hibernate.mapping.JoinedSubclass;
 import org.hibernate.mapping.PersistentClass;
 import org.hibernate.mapping.Property;
 import org.hibernate.mapping.RootClass;
+import org.hibernate.mapping.UnionSubclass;
 
 /**
  * Makes Hibernate enforce the fence of every entity with a {@link
@@ -76,9 +77,12 @@ public final class FencingIntegrator implements Integrator {
         }
         RootClass root = entity.getRootClass();
         for (PersistentClass member : root.getSubclassClosure()) {
-            if (member instanceof JoinedSubclass) {
-                throw new MappingException("Fenced entity " + name + " is part of a JOINED inheritance hierarchy ("
-                        + member.getEntityName() + "); fenced entities must be mapped to a single table");
+            // Hibernate restricts every table of the statement by the fence column's own table
+            if (member instanceof JoinedSubclass || member instanceof UnionSubclass) {
+                throw new MappingException("Fenced entity " + name + " is part of a "
+                        + (member instanceof JoinedSubclass ? "JOINED" : "TABLE_PER_CLASS")
+                        + " inheritance hierarchy (" + member.getEntityName()
+                        + "); fenced entities must be mapped to a single table");
             }
         }
         if (!entity.getJoinClosure().isEmpty()) {

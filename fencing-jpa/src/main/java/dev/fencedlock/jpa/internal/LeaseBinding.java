@@ -33,11 +33,6 @@ public final class LeaseBinding {
         public Lease lease() {
             return lease;
         }
-
-        /** The thread the frame was bound on. */
-        public Thread owner() {
-            return binding.owner;
-        }
     }
 
     private LeaseBinding() {}
