@@ -1,0 +1,206 @@
+package dev.fencedlock.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencedlock.Lease;
+import dev.fencedlock.LockConfig;
+import dev.fencedlock.LockUnavailableException;
+import dev.fencedlock.NodeFailure;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The lease lifecycle against a scripted backend: pure logic of the base class, no servers. */
+class AbstractLeaseTest {
+    private LeaseRuntime runtime;
+
+    @AfterEach
+    void closeRuntime() {
+        if (runtime != null) {
+            runtime.close();
+        }
+    }
+
+    private LeaseRuntime runtime(LockConfig.Builder config) {
+        runtime = new LeaseRuntime(config.backend("scripted").build(), MonotonicClock.SYSTEM);
+        return runtime;
+    }
+
+    /** A backend whose extension answers come from a script; it records every call in order. */
+    private static final class ScriptedLease extends AbstractLease {
+        final ConcurrentLinkedQueue<String> calls = new ConcurrentLinkedQueue<>();
+        volatile Supplier<Optional<Duration>> extension;
+
+        ScriptedLease(LeaseRuntime runtime, Duration leaseTime, boolean autoRenew, Supplier<Optional<Duration>> ext) {
+            super("scripted", 1, leaseTime, autoRenew, runtime.clock().nanoTime() + leaseTime.toNanos(), runtime);
+            this.extension = ext;
+        }
+
+        @Override
+        protected Optional<Duration> doExtend(Duration leaseTime) {
+            calls.add("extend");
+            return extension.get();
+        }
+
+        @Override
+        protected void doRelease() {
+            calls.add("release");
+        }
+    }
+
+    private static ScriptedLease grant(LeaseRuntime runtime, ScriptedLease lease) throws InterruptedException {
+        AbstractFencedLock lock = new AbstractFencedLock("scripted", runtime) {
+            @Override
+            protected Optional<? extends AbstractLease> doAcquire(LeaseRequest request) {
+                return Optional.of(lease);
+            }
+        };
+        lock.tryAcquire(Duration.ZERO);
+        return lease;
+    }
+
+    private static LockUnavailableException unavailable() {
+        return new LockUnavailableException(
+                "scripted", Duration.ZERO, 1, 1, List.of(new NodeFailure("node-1", new IOException("down"))));
+    }
+
+    @Test
+    void transientRenewalFailuresAreRetriedWhileValidityRemains() throws Exception {
+        LeaseRuntime rt = runtime(LockConfig.builder());
+        Duration leaseTime = Duration.ofMillis(600);
+        AtomicInteger failuresLeft = new AtomicInteger(2);
+        ScriptedLease lease = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> {
+            if (failuresLeft.getAndDecrement() > 0) {
+                throw unavailable();
+            }
+            return Optional.of(leaseTime);
+        }));
+        AtomicInteger losses = new AtomicInteger();
+        lease.onLost((l, cause) -> losses.incrementAndGet());
+        Thread.sleep(leaseTime.multipliedBy(3).toMillis());
+        assertThat(lease.isValid()).isTrue();
+        assertThat(losses.get()).isZero();
+        assertThat(lease.calls.stream().filter("extend"::equals).count()).isGreaterThanOrEqualTo(4);
+        lease.close();
+    }
+
+    @Test
+    void renewalFailingUntilValidityRunsOutLosesTheLeaseOnce() throws Exception {
+        LeaseRuntime rt = runtime(LockConfig.builder());
+        ScriptedLease lease = grant(rt, new ScriptedLease(rt, Duration.ofMillis(300), true, () -> {
+            throw unavailable();
+        }));
+        CountDownLatch lost = new CountDownLatch(1);
+        AtomicInteger losses = new AtomicInteger();
+        lease.onLost((l, cause) -> {
+            losses.incrementAndGet();
+            lost.countDown();
+        });
+        assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(lease.isValid()).isFalse();
+        Thread.sleep(300);
+        assertThat(losses.get()).isEqualTo(1);
+        assertThat(lease.calls).contains("release");
+    }
+
+    @Test
+    void holdTimeCapStopsRenewalAndTheLeaseRunsOut() throws Exception {
+        LeaseRuntime rt = runtime(LockConfig.builder().maxHoldTime(Duration.ofMillis(900)));
+        Duration leaseTime = Duration.ofMillis(300);
+        long start = System.nanoTime();
+        ScriptedLease lease = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> Optional.of(leaseTime)));
+        CountDownLatch lost = new CountDownLatch(1);
+        StringBuilder reason = new StringBuilder();
+        lease.onLost((l, cause) -> {
+            reason.append(cause.getMessage());
+            lost.countDown();
+        });
+        assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
+        long heldMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertThat(heldMillis).as("held for ms").isBetween(500L, 900L + 500L);
+        assertThat(reason.toString()).contains("hold-time cap of 900ms");
+    }
+
+    @Test
+    void closeWaitsForARenewalInFlightAndNoRenewalFollowsTheRelease() throws Exception {
+        LeaseRuntime rt = runtime(LockConfig.builder());
+        CountDownLatch renewalEntered = new CountDownLatch(1);
+        CountDownLatch finishRenewal = new CountDownLatch(1);
+        Duration leaseTime = Duration.ofMillis(300);
+        ScriptedLease lease = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> {
+            renewalEntered.countDown();
+            try {
+                finishRenewal.await(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Optional.of(leaseTime);
+        }));
+        assertThat(renewalEntered.await(5, TimeUnit.SECONDS)).isTrue();
+        Thread closer = new Thread(lease::close);
+        closer.start();
+        closer.join(200);
+        assertThat(closer.isAlive()).as("close waits for the renewal in flight").isTrue();
+        lease.extension = () -> Optional.of(leaseTime);
+        finishRenewal.countDown();
+        closer.join(5_000);
+        assertThat(closer.isAlive()).isFalse();
+        Thread.sleep(leaseTime.toMillis());
+        assertThat(lease.calls).containsExactly("extend", "release");
+    }
+
+    @Test
+    void concurrentLossReportsTellEachListenerExactlyOnce() throws Exception {
+        LeaseRuntime rt = runtime(LockConfig.builder());
+        ScriptedLease lease = grant(
+                rt, new ScriptedLease(rt, Duration.ofSeconds(30), false, () -> Optional.of(Duration.ofSeconds(30))));
+        AtomicInteger first = new AtomicInteger();
+        AtomicInteger second = new AtomicInteger();
+        lease.onLost((l, cause) -> first.incrementAndGet());
+        lease.onLost((l, cause) -> second.incrementAndGet());
+        int threads = 8;
+        CyclicBarrier barrier = new CyclicBarrier(threads);
+        Thread[] reporters = new Thread[threads];
+        for (int i = 0; i < threads; i++) {
+            reporters[i] = new Thread(() -> {
+                try {
+                    barrier.await();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                lease.markLost("session expired", null);
+            });
+            reporters[i].start();
+        }
+        for (Thread reporter : reporters) {
+            reporter.join();
+        }
+        Thread.sleep(300);
+        assertThat(first.get()).isEqualTo(1);
+        assertThat(second.get()).isEqualTo(1);
+        assertThat(lease.calls.stream().filter("release"::equals).count()).isEqualTo(1);
+        lease.close();
+        assertThat(lease.calls.stream().filter("release"::equals).count()).isEqualTo(1);
+    }
+
+    @Test
+    void aLostLeaseIsNeverRevivedByALateSuccessfulRenewal() throws Exception {
+        LeaseRuntime rt = runtime(LockConfig.builder());
+        Duration leaseTime = Duration.ofMillis(300);
+        ScriptedLease lease = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> Optional.of(leaseTime)));
+        lease.markLost("suspended", null);
+        Thread.sleep(leaseTime.toMillis());
+        Lease asLease = lease;
+        assertThat(asLease.isValid()).isFalse();
+        assertThat(lease.calls).doesNotContain("extend");
+    }
+}

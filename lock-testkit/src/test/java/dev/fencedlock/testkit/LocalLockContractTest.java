@@ -1,0 +1,19 @@
+package dev.fencedlock.testkit;
+
+import dev.fencedlock.Lease;
+import dev.fencedlock.LockConfig;
+import dev.fencedlock.internal.local.LocalLockTable;
+
+/** The in-process {@code local} backend passes the shared contract. */
+class LocalLockContractTest extends LockContractTest {
+
+    @Override
+    protected LockConfig.Builder configuration() {
+        return LockConfig.builder().backend("local");
+    }
+
+    @Override
+    protected void breakLease(Lease lease) {
+        LocalLockTable.SHARED.forceRelease(lease.lockName());
+    }
+}
