@@ -107,8 +107,13 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
             if (stat == null) {
                 stat = provider.nodes().stat(nodePath);
             }
-            if (stat == null || stat.getEphemeralOwner() != session) {
-                provider.discardGrant(name(), nodePath, "its lock node belongs to an earlier session that is expiring");
+            if (stat == null) {
+                provider.discardGrant(name(), nodePath, "its lock node is gone");
+                return Optional.empty();
+            }
+            if (stat.getEphemeralOwner() != session) {
+                provider.discardGrant(
+                        name(), nodePath, "its lock node belongs to an earlier session, which the server will expire");
                 return Optional.empty();
             }
             ZooKeeperLease lease =
