@@ -1,0 +1,32 @@
+package dev.fencedlock.redlock;
+
+import dev.fencedlock.Lease;
+import dev.fencedlock.LockConfig;
+import dev.fencedlock.testkit.LockContractTest;
+import dev.fencedlock.testkit.redis.RedisServerProcess;
+import dev.fencedlock.testkit.redis.RedisServersExtension;
+import java.time.Duration;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The redlock backend passes the shared contract on five real redis-server processes. */
+class RedlockContractIT extends LockContractTest {
+
+    @RegisterExtension
+    static final RedisServersExtension redis = RedisServersExtension.nodes(5);
+
+    @Override
+    protected LockConfig.Builder configuration() {
+        // the servers were started moments ago: a lease-length quarantine would keep them all out
+        return LockConfig.builder()
+                .backend(RedlockProviderFactory.BACKEND)
+                .redlockNodes(redis.servers().uris())
+                .redlockRestartQuarantine(Duration.ofMillis(1));
+    }
+
+    @Override
+    protected void breakLease(Lease lease) {
+        for (RedisServerProcess server : redis.servers().all()) {
+            server.command("DEL", RedlockKeys.lockKey(lease.lockName()));
+        }
+    }
+}
