@@ -16,11 +16,11 @@ class RedlockContractIT extends LockContractTest {
 
     @Override
     protected LockConfig.Builder configuration() {
-        // the servers were started moments ago: a lease-length quarantine would keep them all out
+        // the servers were started moments ago: any real quarantine would keep them out
         return LockConfig.builder()
                 .backend(RedlockProviderFactory.BACKEND)
                 .redlockNodes(redis.servers().uris())
-                .redlockRestartQuarantine(Duration.ofMillis(1));
+                .redlockRestartQuarantine(Duration.ofNanos(1));
     }
 
     @Override

@@ -82,6 +82,15 @@ final class Handoff implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether a release of {@code name} by another client would reach this client now. Until the
+     * subscription is confirmed, waiters poll at a short interval instead of the retry delay.
+     */
+    boolean hearsReleasesOf(String name) {
+        ReleaseSubscriber current = subscriber;
+        return current != null && current.listeningTo(name);
+    }
+
     /** The names that have waiters now. */
     Set<String> waitedFor() {
         return Set.copyOf(waiters.keySet());

@@ -126,7 +126,7 @@ final class JedisRedisNode implements RedisNode {
             try {
                 connection.sendScript(script, keys, args);
             } catch (JedisConnectionException e) {
-                connection.close();
+                giveBack(connection);
                 return retryOnFreshConnection(e, connection, script, keys, args);
             }
             return () -> readOn(connection, script, keys, args, sentAt);
@@ -163,8 +163,44 @@ final class JedisRedisNode implements RedisNode {
         } catch (Exception e) {
             throw new JedisConnectionException(e.getMessage(), e);
         }
-        connection.setHandlingPool(pool);
         return (NodeConnection) connection;
+    }
+
+    /**
+     * Returns a connection to the pool, or drops it if it is broken. Never blocks on the node: the
+     * pool may open a replacement while invalidating, so that happens on the executor.
+     */
+    private void giveBack(NodeConnection connection) {
+        if (connection.isBroken() || !connection.isConnected()) {
+            disconnectQuietly(connection);
+            try {
+                executor.execute(() -> invalidate(connection));
+            } catch (RejectedExecutionException e) {
+                invalidate(connection);
+            }
+            return;
+        }
+        try {
+            pool.returnObject(connection);
+        } catch (RuntimeException e) {
+            disconnectQuietly(connection);
+        }
+    }
+
+    private void invalidate(NodeConnection connection) {
+        try {
+            pool.invalidateObject(connection);
+        } catch (Exception e) {
+            // a replacement could not be opened; the next call reports the node's state
+        }
+    }
+
+    private static void disconnectQuietly(Connection connection) {
+        try {
+            connection.disconnect();
+        } catch (RuntimeException e) {
+            // gone either way
+        }
     }
 
     /** Reads the reply; on NOSCRIPT loads the script and repeats the call on the same connection. */
@@ -183,7 +219,7 @@ final class JedisRedisNode implements RedisNode {
         } catch (RuntimeException e) {
             return NodeReply.failed(e);
         } finally {
-            connection.close();
+            giveBack(connection);
         }
         return retryOnFreshConnection(cut, connection, script, keys, args).await();
     }
@@ -267,13 +303,13 @@ final class JedisRedisNode implements RedisNode {
             try {
                 NodeConnection connection = borrow();
                 if (abandoned) {
-                    connection.close();
+                    giveBack(connection);
                     return;
                 }
                 try {
                     connection.sendScript(script, keys, args);
                 } catch (RuntimeException e) {
-                    connection.close();
+                    giveBack(connection);
                     throw e;
                 }
                 reply.complete(readOn(connection, script, keys, args, sentAt));
@@ -329,11 +365,7 @@ final class JedisRedisNode implements RedisNode {
 
         @Override
         public void destroyObject(PooledObject<Connection> pooled) {
-            try {
-                pooled.getObject().disconnect();
-            } catch (RuntimeException e) {
-                // the socket is gone either way
-            }
+            disconnectQuietly(pooled.getObject());
         }
 
         @Override

@@ -42,9 +42,12 @@ import java.util.concurrent.ThreadLocalRandom;
  *   <li>Otherwise release on all nodes (silently: nothing was held that anyone waits for), and wait a
  *       random delay (uniform in [delay/2, 3·delay/2]) before the next attempt, until the wait is spent.
  *       A release of the lock cuts the delay short ({@link Handoff}): at once for a release in this
- *       client, after a short random delay for a release announced by another client. When the wait
- *       is spent and the last attempt lacked a quorum of counting answers, the caller gets a {@link
- *       LockUnavailableException} naming each node's cause, else an empty result.
+ *       client, after a short random delay (under 10 ms) for a release announced by another client.
+ *       A split vote (some grants, no quorum, every node answering) also retries after a short random
+ *       delay; until the client's subscription to the lock's release channel is confirmed, the delay
+ *       is at most about 50 ms. When the wait is spent and the last attempt lacked a quorum of
+ *       counting answers, the caller gets a {@link LockUnavailableException} naming each node's
+ *       cause, else an empty result.
  * </ol>
  *
  * <p><b>Extend</b>: {@code extend.lua} (compare-and-pexpire) on all nodes; the extension counts only
@@ -93,7 +96,8 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class RedlockLock extends AbstractFencedLock {
     private static final long MIN_COUNTER_RETENTION_MILLIS = Duration.ofDays(1).toMillis();
-    private static final long MAX_REMOTE_WAKE_JITTER_NANOS = 10_000_000L;
+    private static final long MAX_SHORT_DELAY_NANOS = 10_000_000L;
+    private static final long POLL_NANOS = 50_000_000L;
 
     private final RedlockProvider provider;
     private final byte[][] lockKey;
@@ -141,10 +145,14 @@ final class RedlockLock extends AbstractFencedLock {
                         continue; // a release here may have come before we registered: try at once
                     }
                 }
-                Handoff.Wake wake = waiting.await(Math.min(waitLeft, retryDelayNanos()));
+                long pause = attempt.votes.split() ? shortDelayNanos() : retryDelayNanos();
+                if (!provider.handoff().hearsReleasesOf(name())) {
+                    pause = Math.min(pause, pollDelayNanos());
+                }
+                Handoff.Wake wake = waiting.await(Math.min(waitLeft, pause));
                 if (wake == Handoff.Wake.REMOTE) {
                     // every waiting process heard the same message: spread their attempts
-                    waiting.await(Math.min(waitLeft, remoteWakeJitterNanos()));
+                    waiting.await(Math.min(waitLeft, shortDelayNanos()));
                 }
             }
         } finally {
@@ -284,14 +292,31 @@ final class RedlockLock extends AbstractFencedLock {
         return Math.max(MIN_COUNTER_RETENTION_MILLIS, longest > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : 2 * longest);
     }
 
+    /** The retry delay, uniform in [delay/2, 3·delay/2]. */
     private long retryDelayNanos() {
-        long mean = provider.retryDelayNanos();
-        return mean / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, mean));
+        return randomAround(provider.retryDelayNanos());
     }
 
-    private long remoteWakeJitterNanos() {
-        long bound = Math.min(MAX_REMOTE_WAKE_JITTER_NANOS, provider.retryDelayNanos() / 10);
+    /**
+     * While this client's subscription to the lock's release channel is not confirmed (just
+     * registered, or the listener is reconnecting), a release elsewhere could go unheard: poll
+     * about every {@value #POLL_NANOS} ns meanwhile, or the retry delay if that is shorter.
+     */
+    private long pollDelayNanos() {
+        return randomAround(Math.min(POLL_NANOS, provider.retryDelayNanos()));
+    }
+
+    /**
+     * A short random delay that separates contenders who started together (woken by the same
+     * release, or after a split vote): uniform in [0, min(delay/10, 10 ms)).
+     */
+    private long shortDelayNanos() {
+        long bound = Math.min(MAX_SHORT_DELAY_NANOS, provider.retryDelayNanos() / 10);
         return ThreadLocalRandom.current().nextLong(Math.max(1, bound));
+    }
+
+    private static long randomAround(long mean) {
+        return mean / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, mean));
     }
 
     private static byte[] bytes(String text) {

@@ -2,9 +2,12 @@ package dev.fencedlock.redlock.internal;
 
 import dev.fencedlock.redlock.RedlockKeys;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -29,6 +32,7 @@ import redis.clients.jedis.Connection;
 final class ReleaseSubscriber implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ReleaseSubscriber.class);
     private static final byte[] ANCHOR = (RedlockKeys.PREFIX + "handoff").getBytes(StandardCharsets.UTF_8);
+    private static final String CHANNEL_PREFIX = RedlockKeys.releaseChannel("");
     private static final long PING_PERIOD_SECONDS = 5;
     private static final long SILENCE_LIMIT_SECONDS = 15;
 
@@ -39,6 +43,7 @@ final class ReleaseSubscriber implements AutoCloseable {
     private final AtomicBoolean reconcileScheduled = new AtomicBoolean();
     private final Object lock = new Object();
     private final Set<String> subscribed = new HashSet<>(); // guarded by lock
+    private final Set<String> confirmed = ConcurrentHashMap.newKeySet();
     private Listener listener; // guarded by lock; set once the current connection is subscribed
     private Thread thread; // guarded by lock
     private ScheduledFuture<?> pings; // guarded by lock
@@ -57,6 +62,11 @@ final class ReleaseSubscriber implements AutoCloseable {
         this.nodes = List.copyOf(nodes);
         this.handoff = handoff;
         this.scheduler = scheduler;
+    }
+
+    /** Whether the server has confirmed the subscription to {@code name}'s channel, so no release is missed. */
+    boolean listeningTo(String name) {
+        return confirmed.contains(name);
     }
 
     /** The set of waited-for names changed: subscribe or unsubscribe soon. */
@@ -127,6 +137,7 @@ final class ReleaseSubscriber implements AutoCloseable {
                 synchronized (lock) {
                     listener = null;
                     subscribed.clear();
+                    confirmed.clear();
                 }
                 if (connection != null) {
                     disconnectQuietly(connection);
@@ -170,6 +181,13 @@ final class ReleaseSubscriber implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    private static Optional<String> lockName(byte[] channel) {
+        String text = new String(channel, StandardCharsets.UTF_8);
+        return text.startsWith(CHANNEL_PREFIX)
+                ? Optional.of(text.substring(CHANNEL_PREFIX.length()))
+                : Optional.empty();
     }
 
     private static byte[] channel(String name) {
@@ -217,7 +235,8 @@ final class ReleaseSubscriber implements AutoCloseable {
         @Override
         public void onSubscribe(byte[] channel, int subscribedChannels) {
             lastHeardNanos = System.nanoTime();
-            if (java.util.Arrays.equals(channel, ANCHOR)) {
+            lockName(channel).ifPresent(confirmed::add);
+            if (Arrays.equals(channel, ANCHOR)) {
                 synchronized (lock) {
                     if (closed) {
                         disconnectQuietly(connection);
@@ -230,13 +249,15 @@ final class ReleaseSubscriber implements AutoCloseable {
         }
 
         @Override
+        public void onUnsubscribe(byte[] channel, int subscribedChannels) {
+            lastHeardNanos = System.nanoTime();
+            lockName(channel).ifPresent(confirmed::remove);
+        }
+
+        @Override
         public void onMessage(byte[] channel, byte[] message) {
             lastHeardNanos = System.nanoTime();
-            String name = new String(channel, StandardCharsets.UTF_8);
-            String prefix = RedlockKeys.releaseChannel("");
-            if (name.startsWith(prefix)) {
-                handoff.releasedElsewhere(name.substring(prefix.length()));
-            }
+            lockName(channel).ifPresent(handoff::releasedElsewhere);
         }
 
         @Override

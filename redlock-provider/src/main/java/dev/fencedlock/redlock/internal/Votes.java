@@ -73,6 +73,15 @@ final class Votes {
     }
 
     /**
+     * Whether the lock was up for grabs and nobody won: this round got some grants, enough nodes
+     * answered for a quorum, yet too few were ours. Typically contenders woken by the same release
+     * split the nodes between them; a short random delay, not the full retry delay, settles it.
+     */
+    boolean split() {
+        return granted > 0 && !hasQuorum() && !unavailable();
+    }
+
+    /**
      * Whether too few nodes gave a counting answer for any quorum: the backend, not a competitor,
      * is the reason the round failed.
      */

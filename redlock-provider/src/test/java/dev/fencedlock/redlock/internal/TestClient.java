@@ -36,15 +36,15 @@ final class TestClient implements AutoCloseable {
     }
 
     /**
-     * A configuration for {@code servers} with a 1 ms restart quarantine (the servers were just
-     * started) and a node timeout generous enough for a busy build machine; tests about timeouts or
-     * the quarantine set their own.
+     * A configuration for {@code servers} with no restart quarantine to speak of (1 ns: the servers
+     * were just started) and a node timeout generous enough for a busy build machine; tests about
+     * timeouts or the quarantine set their own.
      */
     static LockConfig.Builder config(RedisServers servers) {
         return LockConfig.builder()
                 .backend("redlock")
                 .redlockNodes(servers.uris())
-                .redlockRestartQuarantine(Duration.ofMillis(1))
+                .redlockRestartQuarantine(Duration.ofNanos(1))
                 .redlockNodeTimeout(Duration.ofSeconds(2))
                 .leaseTime(Duration.ofSeconds(10));
     }
