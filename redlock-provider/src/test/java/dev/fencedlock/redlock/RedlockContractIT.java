@@ -16,11 +16,13 @@ class RedlockContractIT extends LockContractTest {
 
     @Override
     protected LockConfig.Builder configuration() {
-        // the servers were started moments ago: any real quarantine would keep them out
+        // the servers were started moments ago: any real quarantine would keep them out; and a
+        // loaded build machine can keep a healthy local node from answering within the 50 ms default
         return LockConfig.builder()
                 .backend(RedlockProviderFactory.BACKEND)
                 .redlockNodes(redis.servers().uris())
-                .redlockRestartQuarantine(Duration.ofNanos(1));
+                .redlockRestartQuarantine(Duration.ofNanos(1))
+                .redlockNodeTimeout(Duration.ofSeconds(1));
     }
 
     @Override
