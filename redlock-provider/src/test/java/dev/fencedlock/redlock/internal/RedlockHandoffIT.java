@@ -69,6 +69,28 @@ class RedlockHandoffIT {
         }
     }
 
+    @Test
+    void aWaiterStillHearsReleasesWhenTheNodeItListensOnDies() throws Exception {
+        String name = "handoff:listener-failover";
+        try (TestClient holder = TestClient.create(config());
+                TestClient other = TestClient.create(config())) {
+            Lease held = holder.lock(name).tryAcquire(Duration.ZERO).orElseThrow();
+            CompletableFuture<Optional<Lease>> waiter = waitFor(other, name);
+            await(() -> other.provider().handoff().hearsReleasesOf(name));
+            RedisServerProcess listenedTo = redis.servers().all().stream()
+                    .filter(server -> subscribers(server, name) > 0)
+                    .findFirst()
+                    .orElseThrow();
+            listenedTo.kill();
+            // the only subscription was on the dead node: one on a live node is the new one
+            await(() -> subscribers(redis.servers(), name) > 0);
+            held.close();
+            Optional<Lease> next = waiter.get(WAIT.toSeconds() + 10, TimeUnit.SECONDS);
+            assertThat(next).as("woken through another node within %s", WAIT).isPresent();
+            next.get().close();
+        }
+    }
+
     /**
      * Three clients with three threads each take turns on one lock. With a one-minute retry delay,
      * every hand-off must come from a release (or a split vote's short delay): a lost wake-up would
@@ -135,12 +157,15 @@ class RedlockHandoffIT {
     }
 
     private static long subscribers(RedisServers servers, String name) {
-        long total = 0;
-        for (RedisServerProcess server : servers.all()) {
-            List<?> reply = (List<?>) server.command("PUBSUB", "NUMSUB", RedlockKeys.releaseChannel(name));
-            total += (Long) reply.get(1);
-        }
-        return total;
+        return servers.all().stream()
+                .filter(RedisServerProcess::isAlive)
+                .mapToLong(server -> subscribers(server, name))
+                .sum();
+    }
+
+    private static long subscribers(RedisServerProcess server, String name) {
+        List<?> reply = (List<?>) server.command("PUBSUB", "NUMSUB", RedlockKeys.releaseChannel(name));
+        return (Long) reply.get(1);
     }
 
     /** Waits for a condition the test cannot be told about directly; fails after 10 s. */
