@@ -10,6 +10,7 @@ import dev.fencedlock.testkit.redis.RedisServers;
 import dev.fencedlock.testkit.redis.RedisServersExtension;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -104,7 +105,7 @@ class RedlockHandoffIT {
         ExecutorService threads = Executors.newFixedThreadPool(9);
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger overlaps = new AtomicInteger();
-        List<Long> tokens = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
         try {
             for (int c = 0; c < 3; c++) {
                 clients.add(TestClient.create(config()));
