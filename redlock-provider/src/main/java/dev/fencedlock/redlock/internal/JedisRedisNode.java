@@ -41,10 +41,13 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * caller: the caller waits at most one node timeout for the reply, and a connection that arrives
  * later stays in the pool for the next call without sending the stale command.
  *
- * <p>Every connection runs {@code INFO server} when it opens, which tells the replies read on it
- * which incarnation of the server they come from; there is no extra round trip per call. An idle
- * connection found cut (the server restarted or closed it) is replaced once, at once: the pool's
- * other idle connections are dropped too, as they are as stale.
+ * <p>Every connection runs {@code INFO server} and loads the scripts when it opens, and asks {@code
+ * INFO server} again when a call meets {@code NOSCRIPT}; that tells the replies read on it which incarnation of the server they come from,
+ * without an extra round trip per call. (A TCP connection dies with the server process, so this is
+ * exact unless a proxy keeps client connections open across a server restart and another client
+ * reloaded the scripts first: put no such proxy between clients and nodes.) An idle connection
+ * found cut (the server restarted or closed it) is replaced once, at once: the pool's other idle
+ * connections are dropped too, as they are as stale.
  */
 final class JedisRedisNode implements RedisNode {
     private final String name;
@@ -54,6 +57,7 @@ final class JedisRedisNode implements RedisNode {
     private final Executor executor;
     private final JedisSocketFactory sockets;
     private final JedisClientConfig config;
+    private final MonotonicClock clock;
 
     /**
      * @param timeout connect timeout, socket timeout and the longest wait for one reply
@@ -68,6 +72,7 @@ final class JedisRedisNode implements RedisNode {
         this.timeoutNanos = timeout.toNanos();
         this.timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
         this.executor = executor;
+        this.clock = clock;
         this.config = clientConfig(address, timeoutMillis, tls);
         this.sockets = new DefaultJedisSocketFactory(new HostAndPort(address.host(), address.port()), config);
         this.pool = new ConnectionPool(new Factory(sockets, config, clock), poolConfig(timeout));
@@ -224,10 +229,19 @@ final class JedisRedisNode implements RedisNode {
         return retryOnFreshConnection(cut, connection, script, keys, args).await();
     }
 
+    /**
+     * The node has no script: it restarted or its script cache was flushed. A connection cannot
+     * outlive a restart, unless a proxy sits in between; so the same round trip that loads the
+     * script and repeats the call also asks {@code INFO server} again, and the reply is credited to
+     * whatever incarnation answers now.
+     */
     private Object loadAndCall(NodeConnection connection, Script script, byte[][] keys, byte[][] args) {
         try {
+            connection.sendProbe();
             connection.sendScriptLoad(script);
             connection.sendScript(script, keys, args);
+            connection.setSoTimeout(timeoutMillis);
+            connection.readProbe(clock);
             connection.readReply(timeoutMillis);
             return connection.readReply(timeoutMillis);
         } catch (RuntimeException e) {
@@ -355,7 +369,7 @@ final class JedisRedisNode implements RedisNode {
         public PooledObject<Connection> makeObject() {
             NodeConnection connection = new NodeConnection(sockets, config);
             try {
-                connection.probe(clock);
+                connection.probeAndLoad(clock);
             } catch (RuntimeException e) {
                 connection.disconnect();
                 throw e;

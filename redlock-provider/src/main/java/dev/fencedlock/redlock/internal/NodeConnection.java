@@ -25,14 +25,42 @@ final class NodeConnection extends Connection {
         super(socketFactory, config);
     }
 
-    /** Asks {@code INFO server} which incarnation this connection talks to. */
-    void probe(MonotonicClock clock) {
+    /**
+     * Asks {@code INFO server} which incarnation this connection talks to and loads every script,
+     * in one round trip, so that calls on a new connection (to a new server, often) need no {@code
+     * NOSCRIPT} detour.
+     */
+    void probeAndLoad(MonotonicClock clock) {
+        sendProbe();
+        Script[] scripts = Script.values();
+        for (Script script : scripts) {
+            sendScriptLoad(script);
+        }
+        readProbe(clock);
+        for (int i = 0; i < scripts.length; i++) {
+            getOne();
+        }
+    }
+
+    /** Writes {@code INFO server} (not flushed: the call that follows flushes it). */
+    void sendProbe() {
         sendCommand(Protocol.Command.INFO, "server");
+    }
+
+    /**
+     * Reads the reply to {@link #sendProbe()} and records the incarnation it names. The same
+     * incarnation seen again keeps its first record: uptime is rounded down, so the first probe
+     * dates the start best.
+     */
+    void readProbe(MonotonicClock clock) {
         Object reply = getOne();
         if (!(reply instanceof byte[] text)) {
             throw new IllegalStateException("INFO server answered with " + reply);
         }
-        instance = RedisInstance.fromInfo(SafeEncoder.encode(text), clock.nanoTime());
+        RedisInstance seen = RedisInstance.fromInfo(SafeEncoder.encode(text), clock.nanoTime());
+        if (instance == null || !instance.runId().equals(seen.runId())) {
+            instance = seen;
+        }
     }
 
     RedisInstance instance() {

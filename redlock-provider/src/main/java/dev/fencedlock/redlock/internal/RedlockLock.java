@@ -74,22 +74,26 @@ import java.util.concurrent.ThreadLocalRandom;
  *       there, so {@code t' > t}, whichever majorities G and G' used.
  *   <li><b>Two grants never share a token.</b> If G and G' both had t, a shared node installed t
  *       twice, so its counter went back below t in between: the node lost its data.
- *   <li><b>Lost data</b> (a restart without persistence, also of all nodes at once, or a counter that
- *       expired after its retention). A restarted node counts for G' only if it had been up for the
- *       quarantine Q when G' began, so G' began more than Q after n installed t for G. An expired
- *       counter was unused for its retention, {@code max(1 day, 2Q, 2·ttl)}, so G' began more than
- *       half of that after. Every token of G' is at least its proposal, at least G''s clock
- *       reading at its start {@code << 16}; under the assumptions below, t is below {@code (G's clock
- *       reading + 1 ms) << 16}. With the clocks within ε of true time and {@code 2ε + 1 ms < Q}, the
- *       gap makes {@code t' > t} in both cases 1 and 2.
+ *   <li><b>Lost data.</b> The shared node's counter went back below t because the node restarted
+ *       without persistence (also all nodes at once) or the counter expired after its retention.
+ *       Either way G' began more than the quarantine Q after the node installed t for G: a
+ *       restarted node counts for G' only if it had been up for Q when G' began; an expired counter
+ *       sat unused for its retention, {@code max(1 day, 2Q, 2·ttl)}, and G' installs nothing later
+ *       than about two node timeouts after it begins. Now the high bits of every token are some
+ *       client's clock reading taken no later than the token was made, so with clocks within ε of
+ *       true time, t is below {@code (τ + ε + 1 ms) << 16} (τ: when t was installed), while every
+ *       token of G' is at least G''s own reading at its start, above {@code (τ + Q - ε) << 16}. With
+ *       {@code 2ε + 1 ms <= Q}, {@code t' > t}, which settles cases 1 and 2.
  * </ol>
  *
  * <p>The assumptions: (a) every client's wall clock is within ε of true time with {@code 2ε + 1 ms}
- * below the restart quarantine (NTP-synchronised hosts and lease-length quarantines meet this by
+ * at most the restart quarantine (NTP-synchronised hosts and lease-length quarantines meet this by
  * orders of magnitude); (b) fewer than 65,536 proposals per lock name per millisecond, so the low 16
  * bits never carry into the clock part; (c) nothing deletes counters behind a running node's back
  * ({@code FLUSHALL} on a live node is data loss the client cannot see; tokens then rest on the clock
- * alone). The lock's own safety rests on the usual Redlock assumptions (bounded clock-rate drift, the
+ * alone); (d) a node's {@code uptime_in_seconds} does not run ahead of its true uptime (Redis derives
+ * it from the wall clock; a client that saw the previous incarnation does not depend on it). The
+ * lock's own safety rests on the usual Redlock assumptions (bounded clock-rate drift, the
  * quarantine covering the longest lease of any client).
  *
  * <p>Thread-safe; one instance may be shared by any number of threads.

@@ -5,6 +5,7 @@ import dev.fencedlock.LockConfig;
 import dev.fencedlock.RedisNodeAddress;
 import dev.fencedlock.spi.LeaseRuntime;
 import dev.fencedlock.spi.LockProvider;
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -181,7 +182,7 @@ public final class RedlockProvider implements LockProvider {
     byte[] newValue() {
         byte[] raw = new byte[VALUE_BYTES];
         random.nextBytes(raw);
-        return HexFormat.of().formatHex(raw).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        return HexFormat.of().formatHex(raw).getBytes(StandardCharsets.US_ASCII);
     }
 
     @Override

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** The restart quarantine on five real nodes, in the scenario of issue 3. */
 class RedlockQuarantineIT {
     /** Every client's lease time, hence (by default) the quarantine too. */
-    private static final Duration LEASE = Duration.ofSeconds(4);
+    private static final Duration LEASE = Duration.ofSeconds(6);
 
     @RegisterExtension
     static final RedisServersExtension redis = RedisServersExtension.nodes(5);
