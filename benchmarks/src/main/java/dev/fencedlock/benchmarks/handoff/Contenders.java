@@ -22,6 +22,8 @@ abstract class Contenders implements AutoCloseable {
     static final String FENCEDLOCK_ZOOKEEPER = "fencedlock-zookeeper";
     static final String REDISSON_RLOCK = "redisson-rlock";
     static final String CURATOR = "curator";
+    /** Not in the default run: the in-process backend, to check the harness itself (-p impl=...). */
+    static final String FENCEDLOCK_LOCAL = "fencedlock-local";
 
     /** Long enough that a timeout means starvation, which the benchmark then reports as an error. */
     static final Duration WAIT = Duration.ofSeconds(60);
@@ -44,6 +46,7 @@ abstract class Contenders implements AutoCloseable {
         return switch (impl) {
             case FENCEDLOCK_REDLOCK -> new Fenced(Backends.fencedlock(Backends.REDLOCK_5));
             case FENCEDLOCK_ZOOKEEPER -> new Fenced(Backends.fencedlock(Backends.ZOOKEEPER));
+            case FENCEDLOCK_LOCAL -> new Fenced(Backends.fencedlock(Backends.LOCAL));
             case REDISSON_RLOCK ->
                 new Redisson(Backends.redisson(BenchEnv.redisUris(1).get(0)));
             case CURATOR -> new Curator(Backends.curator());

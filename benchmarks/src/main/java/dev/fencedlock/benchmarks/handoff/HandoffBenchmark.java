@@ -40,8 +40,11 @@ import org.openjdk.jmh.runner.IterationType;
  *       libraries is fair), and the benchmark would time a local re-acquire instead of a handoff
  *       to a waiter. So at every release seven threads are waiting, which is the situation the
  *       p50/p99 describe.
- *   <li>Only measurement iterations are recorded, and the stamp is cleared at each iteration's
- *       start, so time spent between iterations never counts.
+ *   <li>Only grants inside JMH's measurement window are recorded (measurement iterations, between
+ *       {@link Control#startMeasurement} and {@link Control#stopMeasurement}, when all eight
+ *       threads are running), and the stamp is cleared at each iteration's start, so time spent
+ *       between iterations never counts. Outside the window the step-back gives up, so the
+ *       threads can drain.
  *   <li>Samples are kept whole ({@link LatencySamples}) and reported per fork to {@code
  *       extra.jsonl}; JMH's own score is handoffs per second.
  * </ol>
@@ -100,14 +103,14 @@ public class HandoffBenchmark {
             }
         }
 
-        void granted(long nanos, int thread) {
+        void granted(long nanos, int thread, Control control) {
             grants.incrementAndGet();
             Release release = lastRelease;
-            if (!recording || release == null) {
+            if (!recording || !control.startMeasurement || control.stopMeasurement || release == null) {
                 return;
             }
             if (release.thread() == thread) {
-                // only when the step-back gave up at the end of an iteration
+                // only when a step-back gave up because the iteration was ending
                 unmeasured.incrementAndGet();
             } else {
                 samples.add(nanos - release.nanos());
@@ -134,7 +137,7 @@ public class HandoffBenchmark {
     @Benchmark
     public void handoff(Handoff handoff, Contender contender, Control control) throws InterruptedException {
         contender.handle.acquire();
-        handoff.granted(System.nanoTime(), contender.thread);
+        handoff.granted(System.nanoTime(), contender.thread, control);
         long grantsBefore = handoff.grants.get();
         handoff.lastRelease = new Release(System.nanoTime(), contender.thread);
         contender.handle.release();
