@@ -131,6 +131,17 @@ public final class LockConfig {
                 KEYS.keySet()));
     }
 
+    /**
+     * Parses a duration the way configuration values are written ({@code 500ms}, {@code 30s},
+     * {@code 2m}, {@code 1h}, {@code 1d} or ISO-8601), for applications that read their own
+     * settings in the same style.
+     *
+     * @throws IllegalArgumentException naming {@code key} and the value when it cannot be read
+     */
+    public static Duration parseDuration(String key, String value) {
+        return DurationFormat.parse(key, value);
+    }
+
     /** All configuration keys this version knows. */
     public static List<String> keys() {
         return List.copyOf(KEYS.keySet());
