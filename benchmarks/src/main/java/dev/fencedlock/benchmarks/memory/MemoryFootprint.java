@@ -25,6 +25,7 @@ import java.util.Map;
  */
 public final class MemoryFootprint {
     private static final Duration LEASE_TIME = Duration.ofMinutes(10);
+    private static final Duration QUARANTINE = Duration.ofSeconds(30);
     private static final int WARM_UP_CYCLES = 200;
     private static final int MAX_GC_ROUNDS = 8;
 
