@@ -1,0 +1,50 @@
+package dev.fencedlock.jpa;
+
+import dev.fencedlock.Lease;
+import dev.fencedlock.jpa.internal.LeaseBinding;
+
+/**
+ * A lease bound to the current thread by {@link Fencing#bind(Lease)}, until {@link #close()}.
+ *
+ * <p>While the scope is open, fenced entities written on this thread are stamped with the lease's
+ * token and checked against it. Scopes nest: an inner {@code bind} takes over until it closes,
+ * then the outer lease applies again. Scopes must be closed innermost first and on the thread that
+ * opened them (try-with-resources does both).
+ *
+ * <p>Closing the scope does not release the lease and does not end a transaction: fenced changes
+ * that are flushed later (for example at a commit after the scope closed) need a lease bound then.
+ * The lease that was bound when a fenced write was flushed must still be valid when its
+ * transaction commits, whatever is bound at commit time.
+ *
+ * <p>Not thread-safe: a scope belongs to the thread that opened it.
+ */
+public final class FencingScope implements AutoCloseable {
+    private final LeaseBinding.Frame frame;
+    private boolean closed;
+
+    FencingScope(LeaseBinding.Frame frame) {
+        this.frame = frame;
+    }
+
+    /** The bound lease. */
+    public Lease lease() {
+        return frame.lease();
+    }
+
+    /**
+     * Unbinds the lease; the binding that was current before this scope opened is current again.
+     * Idempotent.
+     *
+     * @throws IllegalStateException if called on another thread than the one that opened the
+     *     scope, or while a scope opened inside this one is still open; the binding is then left
+     *     unchanged
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        LeaseBinding.pop(frame);
+        closed = true;
+    }
+}

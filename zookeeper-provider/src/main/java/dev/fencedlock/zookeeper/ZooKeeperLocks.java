@@ -1,0 +1,67 @@
+package dev.fencedlock.zookeeper;
+
+import dev.fencedlock.LockClient;
+import dev.fencedlock.LockConfig;
+import dev.fencedlock.spi.LeaseRuntime;
+import dev.fencedlock.spi.MonotonicClock;
+import java.util.Objects;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+
+/**
+ * Creates {@link LockClient}s on a {@link CuratorFramework} that the application already has,
+ * instead of one built from {@code fencedlock.zookeeper.connect}:
+ *
+ * <pre>{@code
+ * CuratorFramework curator = ...; // started, owned by the application
+ * try (LockClient client = ZooKeeperLocks.newClient(curator)) {
+ *     try (Lease lease = client.lock("inventory:sku-42").acquire(Duration.ofSeconds(5))) {
+ *         ...
+ *     }
+ * }   // releases the client's leases; leaves curator open
+ * }</pre>
+ *
+ * <p>The client's connect string, session timeout and retry policy are the application's;
+ * {@code fencedlock.zookeeper.connect} and {@code fencedlock.zookeeper.session-timeout} are not
+ * used. Paths are relative to the Curator client's namespace, if it has one. The retry policy
+ * governs how long an acquisition keeps trying while the connection is down; lease checks and
+ * releases never wait on it.
+ */
+public final class ZooKeeperLocks {
+    private ZooKeeperLocks() {}
+
+    /** A client with the default configuration (lease time 30s, base path {@code /fencedlock}). */
+    public static LockClient newClient(CuratorFramework curator) {
+        return newClient(
+                curator,
+                LockConfig.builder().backend(ZooKeeperProviderFactory.BACKEND).build());
+    }
+
+    /**
+     * A client with {@code config}'s lease time, hold-time cap and base path.
+     *
+     * @param curator a started client; closing the returned {@link LockClient} does not close it
+     * @throws IllegalArgumentException if {@code curator} is not started, {@code config} names
+     *     another backend, or its base path is not a usable znode path
+     */
+    public static LockClient newClient(CuratorFramework curator, LockConfig config) {
+        Objects.requireNonNull(curator, "curator");
+        Objects.requireNonNull(config, "config");
+        if (curator.getState() != CuratorFrameworkState.STARTED) {
+            throw new IllegalArgumentException(
+                    "curator must be started before creating a lock client on it, but it is " + curator.getState());
+        }
+        if (!ZooKeeperProviderFactory.BACKEND.equals(config.backend())) {
+            throw new IllegalArgumentException(LockConfig.BACKEND + " must be '" + ZooKeeperProviderFactory.BACKEND
+                    + "' for a client on a CuratorFramework, got '" + config.backend() + "'");
+        }
+        String basePath = ZooKeeperLockProvider.requireValidBasePath(config);
+        LeaseRuntime runtime = new LeaseRuntime(config, MonotonicClock.SYSTEM);
+        try {
+            return new CuratorLockClient(config, runtime, new ZooKeeperLockProvider(curator, false, basePath, runtime));
+        } catch (RuntimeException e) {
+            runtime.close();
+            throw e;
+        }
+    }
+}

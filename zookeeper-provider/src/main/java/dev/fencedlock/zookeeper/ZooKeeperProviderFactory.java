@@ -1,0 +1,100 @@
+package dev.fencedlock.zookeeper;
+
+import dev.fencedlock.LockConfig;
+import dev.fencedlock.spi.LeaseRuntime;
+import dev.fencedlock.spi.LockProvider;
+import dev.fencedlock.spi.LockProviderFactory;
+import java.time.Duration;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.client.ConnectStringParser;
+
+/**
+ * The {@code zookeeper} backend, found by {@link java.util.ServiceLoader}. It builds and owns a
+ * {@link CuratorFramework} from the configuration; to use a client the application already has,
+ * see {@link ZooKeeperLocks}.
+ *
+ * <p>The owned client uses:
+ *
+ * <ul>
+ *   <li>the session timeout {@code fencedlock.zookeeper.session-timeout} (default 15s; the server
+ *       may clamp it to its own minimum and maximum);
+ *   <li>a connection timeout of a third of the session timeout, at most 5s, and an exponential
+ *       backoff retry policy (100 ms base, 2 retries, at most 1 s between tries). An operation
+ *       thus gives up, as {@link dev.fencedlock.LockUnavailableException}, after about one session
+ *       timeout when no server answers; by then the session and its locks are gone anyway.
+ * </ul>
+ *
+ * <p>The client is started without waiting for a connection: an unreachable ensemble shows up as
+ * {@link dev.fencedlock.LockUnavailableException} from the first acquisition, not as a failure to
+ * create the {@link dev.fencedlock.LockClient}. Thread-safe.
+ */
+public final class ZooKeeperProviderFactory implements LockProviderFactory {
+    /** The value of {@code fencedlock.backend} that selects this provider. */
+    public static final String BACKEND = "zookeeper";
+
+    private static final Duration MAX_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
+    private static final int RETRY_BASE_SLEEP_MS = 100;
+    private static final int RETRY_MAX_RETRIES = 2;
+    private static final int RETRY_MAX_SLEEP_MS = 1000;
+
+    @Override
+    public String backend() {
+        return BACKEND;
+    }
+
+    /**
+     * @throws IllegalArgumentException if {@code fencedlock.zookeeper.connect} is missing or
+     *     malformed, the base path is not a usable znode path, or the session timeout does not fit
+     *     in an int of milliseconds
+     */
+    @Override
+    public LockProvider create(LockConfig config, LeaseRuntime runtime) {
+        String connect = config.zookeeperConnect()
+                .orElseThrow(() -> new IllegalArgumentException(LockConfig.ZOOKEEPER_CONNECT
+                        + " is required for backend " + BACKEND + ", e.g. zk1:2181,zk2:2181,zk3:2181"));
+        requireValidConnect(connect);
+        String basePath = ZooKeeperLockProvider.requireValidBasePath(config);
+        int sessionTimeoutMs = sessionTimeoutMillis(config.zookeeperSessionTimeout());
+        CuratorFramework curator = CuratorFrameworkFactory.builder()
+                .connectString(connect)
+                .sessionTimeoutMs(sessionTimeoutMs)
+                .connectionTimeoutMs(connectionTimeoutMillis(sessionTimeoutMs))
+                .retryPolicy(new ExponentialBackoffRetry(RETRY_BASE_SLEEP_MS, RETRY_MAX_RETRIES, RETRY_MAX_SLEEP_MS))
+                .build();
+        curator.start();
+        try {
+            return new ZooKeeperLockProvider(curator, true, basePath, runtime);
+        } catch (RuntimeException e) {
+            curator.close();
+            throw e;
+        }
+    }
+
+    private static void requireValidConnect(String connect) {
+        try {
+            if (new ConnectStringParser(connect).getServerAddresses().isEmpty()) {
+                throw new IllegalArgumentException("no host given");
+            }
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    LockConfig.ZOOKEEPER_CONNECT + " is not a valid connect string: '" + connect
+                            + "'; expected host:port[,host:port...][/chroot] (" + e.getMessage() + ")",
+                    e);
+        }
+    }
+
+    private static int sessionTimeoutMillis(Duration sessionTimeout) {
+        long millis = sessionTimeout.toMillis();
+        if (millis < 1 || millis > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(LockConfig.ZOOKEEPER_SESSION_TIMEOUT + " must be between 1ms and "
+                    + Integer.MAX_VALUE + "ms, got " + sessionTimeout);
+        }
+        return (int) millis;
+    }
+
+    static int connectionTimeoutMillis(int sessionTimeoutMs) {
+        return (int) Math.max(1, Math.min(sessionTimeoutMs / 3, MAX_CONNECTION_TIMEOUT.toMillis()));
+    }
+}

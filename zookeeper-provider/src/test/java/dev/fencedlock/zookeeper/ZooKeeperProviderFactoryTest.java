@@ -1,0 +1,116 @@
+package dev.fencedlock.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencedlock.LockClient;
+import dev.fencedlock.LockConfig;
+import dev.fencedlock.spi.LeaseRuntime;
+import dev.fencedlock.spi.MonotonicClock;
+import java.time.Duration;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.junit.jupiter.api.Test;
+
+/** Configuration checks that need no server. */
+class ZooKeeperProviderFactoryTest {
+
+    private static LockConfig.Builder zookeeper() {
+        return LockConfig.builder().backend("zookeeper");
+    }
+
+    @Test
+    void missingConnectStringIsRejectedNamingTheKey() {
+        assertThatThrownBy(() -> LockClient.create(zookeeper().build()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(LockConfig.ZOOKEEPER_CONNECT);
+    }
+
+    @Test
+    void malformedConnectStringIsRejectedNamingKeyAndValue() {
+        assertThatThrownBy(() -> LockClient.create(
+                        zookeeper().zookeeperConnect("zk1:notaport").build()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(LockConfig.ZOOKEEPER_CONNECT)
+                .hasMessageContaining("zk1:notaport");
+    }
+
+    @Test
+    void basePathUnderTheReservedTreeIsRejected() {
+        assertThatThrownBy(() -> LockClient.create(zookeeper()
+                        .zookeeperConnect("127.0.0.1:1")
+                        .zookeeperBasePath("/zookeeper/locks")
+                        .build()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(LockConfig.ZOOKEEPER_BASE_PATH)
+                .hasMessageContaining("/zookeeper/locks");
+    }
+
+    @Test
+    void basePathWithCharactersZooKeeperRefusesIsRejected() {
+        assertThatThrownBy(() -> LockClient.create(zookeeper()
+                        .zookeeperConnect("127.0.0.1:1")
+                        .zookeeperBasePath("/locks/./x")
+                        .build()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(LockConfig.ZOOKEEPER_BASE_PATH)
+                .hasMessageContaining("/locks/./x");
+    }
+
+    @Test
+    void sessionTimeoutBeyondAnIntOfMillisIsRejected() {
+        assertThatThrownBy(() -> LockClient.create(zookeeper()
+                        .zookeeperConnect("127.0.0.1:1")
+                        .zookeeperSessionTimeout(Duration.ofDays(30))
+                        .build()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(LockConfig.ZOOKEEPER_SESSION_TIMEOUT);
+    }
+
+    @Test
+    void ownedClientGetsTheConfiguredSessionTimeoutAndABoundedConnectionTimeout() {
+        LockConfig config = zookeeper()
+                .zookeeperConnect("127.0.0.1:1")
+                .zookeeperSessionTimeout(Duration.ofSeconds(9))
+                .build();
+        try (LeaseRuntime runtime = new LeaseRuntime(config, MonotonicClock.SYSTEM);
+                ZooKeeperLockProvider provider =
+                        (ZooKeeperLockProvider) new ZooKeeperProviderFactory().create(config, runtime)) {
+            CuratorFramework curator = provider.curator();
+            assertThat(curator.getZookeeperClient().getConnectionTimeoutMs()).isEqualTo(3_000);
+            assertThat(curator.getZookeeperClient().getCurrentConnectionString())
+                    .isEqualTo("127.0.0.1:1");
+        }
+        assertThat(ZooKeeperProviderFactory.connectionTimeoutMillis(60_000)).isEqualTo(5_000);
+    }
+
+    @Test
+    void borrowedClientMustBeStartedAndConfigMustNameThisBackend() {
+        try (CuratorFramework curator = CuratorFrameworkFactory.newClient("127.0.0.1:1", new RetryOneTime(1))) {
+            assertThatThrownBy(() -> ZooKeeperLocks.newClient(curator))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("curator must be started");
+            curator.start();
+            assertThatThrownBy(() -> ZooKeeperLocks.newClient(
+                            curator, LockConfig.builder().backend("local").build()))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining(LockConfig.BACKEND)
+                    .hasMessageContaining("local");
+        }
+    }
+
+    @Test
+    void unreachableEnsembleIsUnavailableNotTaken() {
+        LockConfig config = zookeeper()
+                .zookeeperConnect("127.0.0.1:1")
+                .zookeeperSessionTimeout(Duration.ofSeconds(3))
+                .build();
+        try (LockClient client = LockClient.create(config)) {
+            assertThatThrownBy(() -> client.lock("x").tryAcquire(Duration.ZERO))
+                    .isInstanceOf(dev.fencedlock.LockUnavailableException.class)
+                    .hasMessageContaining("'x'")
+                    .hasMessageContaining("127.0.0.1:1");
+        }
+    }
+}
