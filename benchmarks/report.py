@@ -87,6 +87,12 @@ def load_jmh(directory):
     return scores, info
 
 
+def short_extra_name(name):
+    """Drops the package: dev.x.HandoffBenchmark.handoff:impl=a -> HandoffBenchmark.handoff:impl=a"""
+    method, sep, params = name.partition(":")
+    return ".".join(method.split(".")[-2:]) + sep + params
+
+
 def load_extra(directory):
     """{name: {round: [metrics dict per fork]}}"""
     extra = defaultdict(lambda: defaultdict(list))
@@ -97,7 +103,7 @@ def load_extra(directory):
                 line = line.strip()
                 if line:
                     record = json.loads(line)
-                    extra[record["benchmark"]][record.get("round", 1)].append(record)
+                    extra[short_extra_name(record["benchmark"])][record.get("round", 1)].append(record)
     return extra
 
 
@@ -160,7 +166,8 @@ def main(directory):
             lines.append(f"| {label} | n/a | | 0 | {goal} | not measured ({', '.join(missing)} missing) |")
             continue
         value = statistics.median(ratios)
-        lines.append(f"| {label} | {value:.2f}x | {spread(ratios)} | {len(ratios)} | {goal} | "
+        ratio_range = f"{min(ratios):.2f}x – {max(ratios):.2f}x" if len(ratios) > 1 else "(one round)"
+        lines.append(f"| {label} | {value:.2f}x | {ratio_range} | {len(ratios)} | {goal} | "
                      f"{verdict(value, target, direction)} |")
     impl, metric, limit = HANDOFF_TARGET
     handoff = extra.get(HANDOFF + impl)
@@ -168,7 +175,7 @@ def main(directory):
         p50s = [r[metric] for r in all_values(handoff)]
         value = statistics.median(p50s)
         lines.append(f"| (5) handoff p50, fencedlock redlock N=5 | {value / 1000:.2f} ms | "
-                     f"{min(p50s) / 1000:.2f} – {max(p50s) / 1000:.2f} ms | {len(p50s)} | ≤ {limit / 1000:g} ms | "
+                     f"{spread([p / 1000 for p in p50s])} | {len(p50s)} | ≤ {limit / 1000:g} ms | "
                      f"{verdict(value, limit, 'max')} |")
     else:
         lines.append(f"| (5) handoff p50, fencedlock redlock N=5 | n/a | | 0 | ≤ {limit / 1000:g} ms | not measured |")
