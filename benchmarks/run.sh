@@ -19,8 +19,9 @@ Usage: benchmarks/run.sh [options]
   --quick                 smoke run: 1 round, 1 warmup x 1s, 2 iterations x 1s, 1000 leases
   --rounds N              interleaved rounds, each one JMH fork of every benchmark (default 3)
   --forks N               JMH forks per benchmark within a round (default 1)
-  --warmup-iterations N   (default 2)      --warmup-time T   JMH time, e.g. 2s (default 2s)
-  --iterations N          (default 3)      --time T          (default 3s)
+  --warmup-iterations N   --warmup-time T (e.g. 2s)   --iterations N   --time T
+                          JMH timing for every benchmark; by default each class's own
+                          (locks: 2 x 2s warmup, 3 x 2s; JPA: 5 x 3s warmup, 3 x 3s)
   --select REGEX          JMH benchmark regex; repeatable (default: all)
   --param NAME=VALUES     JMH -p, e.g. impl=curator,redisson-rlock; repeatable
   --memory / --no-memory  heap-per-lease runs (default: on, off when --select is given)
@@ -41,7 +42,8 @@ EOF
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 
-rounds=3 forks=1 warmup_iterations=2 warmup_time=2s iterations=3 time=3s
+# Timing left empty means each benchmark class's own @Warmup/@Measurement (longer for JPA).
+rounds=3 forks=1 warmup_iterations="" warmup_time="" iterations="" time=""
 memory="" memory_count=10000 build=1 list=0
 memory_backends=(local redlock-1 redlock-5 zookeeper) zookeeper_fsync=no
 out="" postgres_url="jdbc:postgresql://127.0.0.1:5432/test" postgres_user=postgres
@@ -200,7 +202,7 @@ fi
   echo "java: $(java -version 2>&1 | head -1)"
   echo "redis: $(redis-server --version | head -1)"
   echo "load before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
-  echo "rounds: $rounds, forks per round: $forks, warmup: $warmup_iterations x $warmup_time, measurement: $iterations x $time"
+  echo "rounds: $rounds, forks per round: $forks, timing: ${warmup_iterations:-class} x ${warmup_time:-class} warmup, ${iterations:-class} x ${time:-class} measurement"
   echo "select: ${selects[*]:-all} ${params[*]:-}"
   echo "zookeeper fsync: $zookeeper_fsync; redis: --save '' --appendonly no"
 } >"$out/machine.txt"
@@ -214,13 +216,18 @@ if [ "$quarantine_left" -gt 0 ]; then
   sleep "$quarantine_left"
 fi
 
+timing=()
+[ -n "$warmup_iterations" ] && timing+=(-wi "$warmup_iterations")
+[ -n "$warmup_time" ] && timing+=(-w "$warmup_time")
+[ -n "$iterations" ] && timing+=(-i "$iterations")
+[ -n "$time" ] && timing+=(-r "$time")
+
 jvm_args="-Xms1g -Xmx1g -Dbench.redis=$redis_nodes -Dbench.zookeeper=$zookeeper_connect"
 jvm_args+=" -Dbench.postgres.url=$postgres_url -Dbench.postgres.user=$postgres_user -Dbench.out=$out"
 
 for round in $(seq "$rounds"); do
   echo "== round $round of $rounds"
-  java -jar "$jar" "${selects[@]}" "${jmh_params[@]}" \
-    -f "$forks" -wi "$warmup_iterations" -w "$warmup_time" -i "$iterations" -r "$time" \
+  java -jar "$jar" "${selects[@]}" "${jmh_params[@]}" "${timing[@]}" -f "$forks" \
     -rf json -rff "$out/round-$round.json" \
     -jvmArgsAppend "$jvm_args -Dbench.round=$round" 2>&1 | tee "$out/round-$round.log" \
     || echo "== round $round: JMH reported an error; see $out/round-$round.log"

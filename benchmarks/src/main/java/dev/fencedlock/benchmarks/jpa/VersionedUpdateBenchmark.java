@@ -4,6 +4,7 @@ import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
@@ -12,13 +13,19 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The anchor for the fenced update: one transaction that loads a row and increments it, the row
  * carrying a plain {@code @Version} column. The teardown checks that every increment was committed.
+ *
+ * <p>Hibernate and H2 need several seconds of JIT warm-up before their rate settles (on the 2-core
+ * machine it rose fourfold over the first 10 s), hence the longer warm-up than the lock benchmarks.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 5, time = 3)
+@Measurement(iterations = 3, time = 3)
 @Threads(1)
 @State(Scope.Thread)
 public class VersionedUpdateBenchmark {

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
@@ -19,6 +20,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The fenced update, beside {@code VersionedUpdateBenchmark}: the same transaction, with the
@@ -26,9 +28,14 @@ import org.openjdk.jmh.annotations.Threads;
  * and the UPDATE carries the fence condition. The lease comes from the in-process {@code local}
  * backend and is held for the whole trial, so only the storage-side cost of fencing is measured,
  * not a lock round trip. The teardown checks that every increment was committed with the token.
+ *
+ * <p>Hibernate and H2 need several seconds of JIT warm-up before their rate settles (on the 2-core
+ * machine it rose fourfold over the first 10 s), hence the longer warm-up than the lock benchmarks.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 5, time = 3)
+@Measurement(iterations = 3, time = 3)
 @Threads(1)
 @State(Scope.Thread)
 public class FencedUpdateBenchmark {
