@@ -69,6 +69,7 @@ def round_of(path):
 def load_jmh(directory):
     """{name: {round: [per-fork mean score]}}, {name: (threads, unit)}"""
     scores = defaultdict(lambda: defaultdict(list))
+    drifts = defaultdict(list)
     info = {}
     for path in sorted(glob.glob(os.path.join(directory, "round-*.json"))):
         with open(path) as f:
@@ -84,7 +85,9 @@ def load_jmh(directory):
             for fork in metric.get("rawData") or [[metric["score"]]]:
                 if fork:
                     scores[name][round_of(path)].append(statistics.fmean(fork))
-    return scores, info
+                if len(fork) > 1 and fork[0] > 0:
+                    drifts[name].append(fork[-1] / fork[0] - 1)
+    return scores, info, drifts
 
 
 def short_extra_name(name):
@@ -143,7 +146,7 @@ def verdict(value, target, direction):
 
 
 def main(directory):
-    scores, info = load_jmh(directory)
+    scores, info, drifts = load_jmh(directory)
     extra = load_extra(directory)
     lines = []
     machine = os.path.join(directory, "machine.txt")
@@ -182,15 +185,18 @@ def main(directory):
     lines.append("")
 
     lines += ["## Throughput", "",
-              "Median over forks of each fork's mean; range = slowest and fastest fork.", "",
-              "| benchmark | threads | ops/s (median) | range | forks |",
-              "|---|---:|---:|---:|---:|"]
+              "Median over forks of each fork's mean; range = slowest and fastest fork. Drift = last "
+              "measurement iteration over the first, median over forks: a large positive drift means the "
+              "benchmark was still warming up (or the machine got quieter) while being measured.", "",
+              "| benchmark | threads | ops/s (median) | range | forks | drift |",
+              "|---|---:|---:|---:|---:|---:|"]
     for name in sorted(scores):
         values = all_values(scores[name])
         threads, unit = info[name]
         unit_note = "" if unit == "ops/s" else f" {unit}"
+        drift = f"{statistics.median(drifts[name]):+.0%}" if drifts[name] else ""
         lines.append(f"| {name} | {threads} | {fmt(statistics.median(values))}{unit_note} | {spread(values)} | "
-                     f"{len(values)} |")
+                     f"{len(values)} | {drift} |")
     lines.append("")
 
     handoffs = sorted(k for k in extra if k.startswith(HANDOFF))
