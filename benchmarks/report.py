@@ -70,6 +70,7 @@ def load_jmh(directory):
     """{name: {round: [per-fork mean score]}}, {name: (threads, unit)}"""
     scores = defaultdict(lambda: defaultdict(list))
     drifts = defaultdict(list)
+    slow = defaultdict(float)
     info = {}
     for path in sorted(glob.glob(os.path.join(directory, "round-*.json"))):
         with open(path) as f:
@@ -87,7 +88,10 @@ def load_jmh(directory):
                     scores[name][round_of(path)].append(statistics.fmean(fork))
                 if len(fork) > 1 and fork[0] > 0:
                     drifts[name].append(fork[-1] / fork[0] - 1)
-    return scores, info, drifts
+            slow_metric = (result.get("secondaryMetrics") or {}).get("slowAcquires")
+            if slow_metric:
+                slow[name] += sum(sum(fork) for fork in slow_metric.get("rawData") or [])
+    return scores, info, drifts, slow
 
 
 def short_extra_name(name):
@@ -146,7 +150,7 @@ def verdict(value, target, direction):
 
 
 def main(directory):
-    scores, info, drifts = load_jmh(directory)
+    scores, info, drifts, slow = load_jmh(directory)
     extra = load_extra(directory)
     lines = []
     machine = os.path.join(directory, "machine.txt")
@@ -187,16 +191,18 @@ def main(directory):
     lines += ["## Throughput", "",
               "Median over forks of each fork's mean; range = slowest and fastest fork. Drift = last "
               "measurement iteration over the first, median over forks: a large positive drift means the "
-              "benchmark was still warming up (or the machine got quieter) while being measured.", "",
-              "| benchmark | threads | ops/s (median) | range | forks | drift |",
-              "|---|---:|---:|---:|---:|---:|"]
+              "benchmark was still warming up (or the machine got quieter) while being measured. Slow = "
+              "acquisitions of an uncontended lock that took over 1 s, all measured iterations and forks "
+              "together (a release that timed out left a stale grant to wait out).", "",
+              "| benchmark | threads | ops/s (median) | range | forks | drift | slow |",
+              "|---|---:|---:|---:|---:|---:|---:|"]
     for name in sorted(scores):
         values = all_values(scores[name])
         threads, unit = info[name]
         unit_note = "" if unit == "ops/s" else f" {unit}"
         drift = f"{statistics.median(drifts[name]):+.0%}" if drifts[name] else ""
         lines.append(f"| {name} | {threads} | {fmt(statistics.median(values))}{unit_note} | {spread(values)} | "
-                     f"{len(values)} | {drift} |")
+                     f"{len(values)} | {drift} | {fmt(slow[name]) if name in slow else ''} |")
     lines.append("")
 
     handoffs = sorted(k for k in extra if k.startswith(HANDOFF))

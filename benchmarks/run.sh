@@ -98,6 +98,10 @@ if [ -z "$out" ]; then
 fi
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
+if compgen -G "$out/round-*.json" >/dev/null || [ -e "$out/extra.jsonl" ]; then
+  echo "run.sh: $out already holds results; give --out an empty directory" >&2
+  exit 2
+fi
 case "$out" in *" "*) echo "run.sh: --out must not contain spaces (JMH splits JVM options on them)" >&2; exit 2 ;; esac
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/fencedlock-bench.XXXXXX")"

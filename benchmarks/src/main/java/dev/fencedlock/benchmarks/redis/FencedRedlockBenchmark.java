@@ -4,7 +4,7 @@ import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.benchmarks.Backends;
-import java.time.Duration;
+import dev.fencedlock.benchmarks.SlowAcquires;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -22,7 +22,7 @@ import org.openjdk.jmh.infra.Blackhole;
 import org.openjdk.jmh.infra.ThreadParams;
 
 /**
- * fencedlock's redlock backend through the public API: {@code acquire(5s)} (auto-renewing, the
+ * fencedlock's redlock backend through the public API: {@code acquire(wait)} (auto-renewing, the
  * default lease time) then {@code close()}, each thread on its own lock name with one shared
  * client. Against {@link RedissonBenchmark}: {@code oneNode*} beside Redisson's RLock, {@code
  * fiveNodes*} beside RedissonRedLock, and beside {@link RedisFloorBenchmark}.
@@ -35,7 +35,6 @@ import org.openjdk.jmh.infra.ThreadParams;
 @Warmup(iterations = 2, time = 2)
 @Measurement(iterations = 3, time = 2)
 public class FencedRedlockBenchmark {
-    static final Duration WAIT = Duration.ofSeconds(5);
 
     @State(Scope.Benchmark)
     public static class OneNodeClient {
@@ -87,51 +86,57 @@ public class FencedRedlockBenchmark {
         }
     }
 
-    static long acquireReadTokenRelease(FencedLock lock) throws InterruptedException {
-        try (Lease lease = lock.acquire(WAIT)) {
+    static long acquireReadTokenRelease(FencedLock lock, SlowAcquires slow) throws InterruptedException {
+        long start = System.nanoTime();
+        try (Lease lease = lock.acquire(Backends.UNCONTENDED_WAIT)) {
+            slow.record(start);
             return lease.token();
         }
     }
 
-    static void acquireRelease(FencedLock lock, Blackhole blackhole) throws InterruptedException {
-        try (Lease lease = lock.acquire(WAIT)) {
+    static void acquireRelease(FencedLock lock, SlowAcquires slow, Blackhole blackhole) throws InterruptedException {
+        long start = System.nanoTime();
+        try (Lease lease = lock.acquire(Backends.UNCONTENDED_WAIT)) {
+            slow.record(start);
             blackhole.consume(lease);
         }
     }
 
     @Benchmark
     @Threads(1)
-    public long oneNodeOneThread(OneNodeLock lock) throws InterruptedException {
-        return acquireReadTokenRelease(lock.lock);
+    public long oneNodeOneThread(OneNodeLock lock, SlowAcquires slow) throws InterruptedException {
+        return acquireReadTokenRelease(lock.lock, slow);
     }
 
     @Benchmark
     @Threads(8)
-    public long oneNodeEightThreads(OneNodeLock lock) throws InterruptedException {
-        return acquireReadTokenRelease(lock.lock);
+    public long oneNodeEightThreads(OneNodeLock lock, SlowAcquires slow) throws InterruptedException {
+        return acquireReadTokenRelease(lock.lock, slow);
     }
 
     @Benchmark
     @Threads(1)
-    public long fiveNodesOneThread(FiveNodeLock lock) throws InterruptedException {
-        return acquireReadTokenRelease(lock.lock);
+    public long fiveNodesOneThread(FiveNodeLock lock, SlowAcquires slow) throws InterruptedException {
+        return acquireReadTokenRelease(lock.lock, slow);
     }
 
     @Benchmark
     @Threads(8)
-    public long fiveNodesEightThreads(FiveNodeLock lock) throws InterruptedException {
-        return acquireReadTokenRelease(lock.lock);
+    public long fiveNodesEightThreads(FiveNodeLock lock, SlowAcquires slow) throws InterruptedException {
+        return acquireReadTokenRelease(lock.lock, slow);
     }
 
     @Benchmark
     @Threads(1)
-    public void fiveNodesOneThreadTokenUnread(FiveNodeLock lock, Blackhole blackhole) throws InterruptedException {
-        acquireRelease(lock.lock, blackhole);
+    public void fiveNodesOneThreadTokenUnread(FiveNodeLock lock, SlowAcquires slow, Blackhole blackhole)
+            throws InterruptedException {
+        acquireRelease(lock.lock, slow, blackhole);
     }
 
     @Benchmark
     @Threads(8)
-    public void fiveNodesEightThreadsTokenUnread(FiveNodeLock lock, Blackhole blackhole) throws InterruptedException {
-        acquireRelease(lock.lock, blackhole);
+    public void fiveNodesEightThreadsTokenUnread(FiveNodeLock lock, SlowAcquires slow, Blackhole blackhole)
+            throws InterruptedException {
+        acquireRelease(lock.lock, slow, blackhole);
     }
 }

@@ -2,6 +2,7 @@ package dev.fencedlock.benchmarks.redis;
 
 import dev.fencedlock.benchmarks.Backends;
 import dev.fencedlock.benchmarks.BenchEnv;
+import dev.fencedlock.benchmarks.SlowAcquires;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -40,7 +41,6 @@ import org.redisson.api.RedissonClient;
 @Warmup(iterations = 2, time = 2)
 @Measurement(iterations = 3, time = 2)
 public class RedissonBenchmark {
-    static final long WAIT_MILLIS = 5_000;
 
     @State(Scope.Benchmark)
     public static class Clients {
@@ -86,36 +86,38 @@ public class RedissonBenchmark {
         }
     }
 
-    static boolean lockAndUnlock(RLock lock) throws InterruptedException {
-        if (!lock.tryLock(WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+    static boolean lockAndUnlock(RLock lock, SlowAcquires slow) throws InterruptedException {
+        long start = System.nanoTime();
+        if (!lock.tryLock(Backends.UNCONTENDED_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new IllegalStateException(
-                    "uncontended " + lock.getName() + " not granted within " + WAIT_MILLIS + " ms");
+                    "uncontended " + lock.getName() + " not granted within " + Backends.UNCONTENDED_WAIT);
         }
+        slow.record(start);
         lock.unlock();
         return true;
     }
 
     @Benchmark
     @Threads(1)
-    public boolean rlockOneThread(SingleNodeLock lock) throws InterruptedException {
-        return lockAndUnlock(lock.lock);
+    public boolean rlockOneThread(SingleNodeLock lock, SlowAcquires slow) throws InterruptedException {
+        return lockAndUnlock(lock.lock, slow);
     }
 
     @Benchmark
     @Threads(8)
-    public boolean rlockEightThreads(SingleNodeLock lock) throws InterruptedException {
-        return lockAndUnlock(lock.lock);
+    public boolean rlockEightThreads(SingleNodeLock lock, SlowAcquires slow) throws InterruptedException {
+        return lockAndUnlock(lock.lock, slow);
     }
 
     @Benchmark
     @Threads(1)
-    public boolean redLockOneThread(FiveNodeLock lock) throws InterruptedException {
-        return lockAndUnlock(lock.lock);
+    public boolean redLockOneThread(FiveNodeLock lock, SlowAcquires slow) throws InterruptedException {
+        return lockAndUnlock(lock.lock, slow);
     }
 
     @Benchmark
     @Threads(8)
-    public boolean redLockEightThreads(FiveNodeLock lock) throws InterruptedException {
-        return lockAndUnlock(lock.lock);
+    public boolean redLockEightThreads(FiveNodeLock lock, SlowAcquires slow) throws InterruptedException {
+        return lockAndUnlock(lock.lock, slow);
     }
 }

@@ -1,6 +1,7 @@
 package dev.fencedlock.benchmarks.zookeeper;
 
 import dev.fencedlock.benchmarks.Backends;
+import dev.fencedlock.benchmarks.SlowAcquires;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
@@ -19,15 +20,14 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.ThreadParams;
 
 /**
- * The anchor for fencedlock's zookeeper backend: Curator's {@link InterProcessMutex} acquired with
- * a 5 s wait and released, each thread on its own lock path, one Curator client shared by all.
+ * The anchor for fencedlock's zookeeper backend: Curator's {@link InterProcessMutex} acquired and
+ * released, each thread on its own lock path, one Curator client shared by all.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 2, time = 2)
 @Measurement(iterations = 3, time = 2)
 public class CuratorBenchmark {
-    static final long WAIT_MILLIS = 5_000;
 
     @State(Scope.Benchmark)
     public static class Client {
@@ -55,10 +55,13 @@ public class CuratorBenchmark {
             mutex = new InterProcessMutex(client.curator, path);
         }
 
-        boolean acquireRelease() throws Exception {
-            if (!mutex.acquire(WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
-                throw new IllegalStateException("uncontended " + path + " not granted within " + WAIT_MILLIS + " ms");
+        boolean acquireRelease(SlowAcquires slow) throws Exception {
+            long start = System.nanoTime();
+            if (!mutex.acquire(Backends.UNCONTENDED_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException(
+                        "uncontended " + path + " not granted within " + Backends.UNCONTENDED_WAIT);
             }
+            slow.record(start);
             mutex.release();
             return true;
         }
@@ -66,13 +69,13 @@ public class CuratorBenchmark {
 
     @Benchmark
     @Threads(1)
-    public boolean oneThread(Mutex mutex) throws Exception {
-        return mutex.acquireRelease();
+    public boolean oneThread(Mutex mutex, SlowAcquires slow) throws Exception {
+        return mutex.acquireRelease(slow);
     }
 
     @Benchmark
     @Threads(8)
-    public boolean eightThreads(Mutex mutex) throws Exception {
-        return mutex.acquireRelease();
+    public boolean eightThreads(Mutex mutex, SlowAcquires slow) throws Exception {
+        return mutex.acquireRelease(slow);
     }
 }

@@ -4,7 +4,7 @@ import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.benchmarks.Backends;
-import java.time.Duration;
+import dev.fencedlock.benchmarks.SlowAcquires;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -22,7 +22,7 @@ import org.openjdk.jmh.infra.ThreadParams;
 
 /**
  * fencedlock's zookeeper backend through the public API, beside {@link CuratorBenchmark}:
- * {@code acquire(5s)}, read the token, {@code close()}; each thread on its own lock name, one client
+ * {@code acquire(wait)}, read the token, {@code close()}; each thread on its own lock name, one client
  * shared by all.
  */
 @BenchmarkMode(Mode.Throughput)
@@ -30,7 +30,6 @@ import org.openjdk.jmh.infra.ThreadParams;
 @Warmup(iterations = 2, time = 2)
 @Measurement(iterations = 3, time = 2)
 public class FencedZookeeperBenchmark {
-    static final Duration WAIT = Duration.ofSeconds(5);
 
     @State(Scope.Benchmark)
     public static class Client {
@@ -56,8 +55,10 @@ public class FencedZookeeperBenchmark {
             lock = client.client.lock("bench-lock-" + thread.getThreadIndex());
         }
 
-        long acquireReadTokenRelease() throws InterruptedException {
-            try (Lease lease = lock.acquire(WAIT)) {
+        long acquireReadTokenRelease(SlowAcquires slow) throws InterruptedException {
+            long start = System.nanoTime();
+            try (Lease lease = lock.acquire(Backends.UNCONTENDED_WAIT)) {
+                slow.record(start);
                 return lease.token();
             }
         }
@@ -65,13 +66,13 @@ public class FencedZookeeperBenchmark {
 
     @Benchmark
     @Threads(1)
-    public long oneThread(Lock lock) throws InterruptedException {
-        return lock.acquireReadTokenRelease();
+    public long oneThread(Lock lock, SlowAcquires slow) throws InterruptedException {
+        return lock.acquireReadTokenRelease(slow);
     }
 
     @Benchmark
     @Threads(8)
-    public long eightThreads(Lock lock) throws InterruptedException {
-        return lock.acquireReadTokenRelease();
+    public long eightThreads(Lock lock, SlowAcquires slow) throws InterruptedException {
+        return lock.acquireReadTokenRelease(slow);
     }
 }
