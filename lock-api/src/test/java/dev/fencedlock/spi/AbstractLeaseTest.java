@@ -193,14 +193,20 @@ class AbstractLeaseTest {
     }
 
     @Test
-    void aLostLeaseIsNeverRevivedByALateSuccessfulRenewal() throws Exception {
+    void aLostLeaseIsNeverRevivedOrRenewedAfterTheLoss() throws Exception {
         LeaseRuntime rt = runtime(LockConfig.builder());
         Duration leaseTime = Duration.ofMillis(300);
         ScriptedLease lease = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> Optional.of(leaseTime)));
         lease.markLost("suspended", null);
-        Thread.sleep(leaseTime.toMillis());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!lease.calls.contains("release") && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        List<String> afterRelease = List.copyOf(lease.calls);
+        assertThat(afterRelease).as("the loss releases on the backend").endsWith("release");
+        Thread.sleep(leaseTime.multipliedBy(2).toMillis());
         Lease asLease = lease;
         assertThat(asLease.isValid()).isFalse();
-        assertThat(lease.calls).doesNotContain("extend");
+        assertThat(lease.calls).as("no renewal after the release").containsExactlyElementsOf(afterRelease);
     }
 }

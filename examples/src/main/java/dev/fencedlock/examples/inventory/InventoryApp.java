@@ -1,0 +1,125 @@
+package dev.fencedlock.examples.inventory;
+
+import dev.fencedlock.LockClient;
+import java.io.PrintStream;
+import java.time.Duration;
+
+/**
+ * The inventory example: workers sell the last units of a few hot SKUs under per-SKU fenced
+ * locks, one worker stalls past its lease in the middle of a transaction, and the run ends with a
+ * summary that proves no unit was oversold and the stale write was refused. Exits 0 when every
+ * invariant holds, 1 when one does not, 2 on bad arguments.
+ */
+public final class InventoryApp {
+    private InventoryApp() {}
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.console() != null));
+    }
+
+    /** Runs the example and returns the process exit code. */
+    static int run(String[] args, PrintStream out, boolean terminal) {
+        RunSettings settings;
+        try {
+            settings = RunSettings.parse(args);
+        } catch (IllegalArgumentException e) {
+            out.println("error: " + e.getMessage());
+            out.print(RunSettings.USAGE);
+            return 2;
+        }
+        if (settings.help()) {
+            out.print(RunSettings.USAGE);
+            return 0;
+        }
+        try {
+            return settings.workerProcess() ? runWorkerProcess(settings, out) : coordinate(settings, out, terminal);
+        } catch (IllegalArgumentException e) {
+            out.println("error: " + e.getMessage());
+            return 2;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            out.println("interrupted");
+            return 1;
+        } catch (Exception e) {
+            out.println("error: the run failed: " + e);
+            e.printStackTrace(out);
+            return 1;
+        }
+    }
+
+    private static int coordinate(RunSettings settings, PrintStream out, boolean terminal) throws Exception {
+        try (LockSetup locks = LockSetup.resolve(settings);
+                DatabaseSetup databaseSetup = DatabaseSetup.resolve(settings);
+                InventoryDatabase database = InventoryDatabase.open(
+                        databaseSetup.jdbcUrl(),
+                        settings.dbUser(),
+                        settings.dbPassword(),
+                        settings.workers() + 2,
+                        true)) {
+            long initial = (long) settings.skus() * settings.stockPerSku();
+            database.reset(settings.skus(), settings.stockPerSku());
+            out.printf(
+                    "inventory run: %d workers in %d process(es), %d SKUs x %d units, lease %d ms, %s%n",
+                    settings.workers(),
+                    settings.processes(),
+                    settings.skus(),
+                    settings.stockPerSku(),
+                    settings.lease().toMillis(),
+                    settings.stall().isZero()
+                            ? "no stall"
+                            : "worker " + settings.stallWorker() + " stalls "
+                                    + settings.stall().toMillis() + " ms");
+            out.println("locks: " + locks.describe() + "; database: " + databaseSetup.describe());
+            WorkerTally tally = new WorkerTally();
+            long start = System.nanoTime();
+            try (Progress progress = new Progress(out, terminal, initial, () -> soldSoFar(database, initial)).start()) {
+                if (settings.processes() == 1) {
+                    try (LockClient client = LockClient.create(locks.config())) {
+                        new Workers(
+                                        new OrderPlacer(client, database.entityManagerFactory(), settings.lease()),
+                                        settings,
+                                        tally)
+                                .runAll();
+                    }
+                } else {
+                    WorkerProcesses.runAll(settings, locks.workerProcessArgs(), databaseSetup.jdbcUrl(), tally);
+                }
+            }
+            Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+            RunSummary summary = new RunSummary(
+                    locks.describe(),
+                    initial,
+                    database.snapshot(),
+                    tally,
+                    !settings.stall().isZero(),
+                    elapsed);
+            summary.print(out);
+            return summary.passed() ? 0 : 1;
+        }
+    }
+
+    private static long soldSoFar(InventoryDatabase database, long initial) {
+        try {
+            return initial - database.snapshot().remaining();
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static int runWorkerProcess(RunSettings settings, PrintStream out) throws Exception {
+        try (LockSetup locks = LockSetup.resolve(settings);
+                InventoryDatabase database = InventoryDatabase.open(
+                        settings.jdbcUrl().orElseThrow(() -> new IllegalArgumentException("--jdbc-url is required")),
+                        settings.dbUser(),
+                        settings.dbPassword(),
+                        settings.workers() + 1,
+                        false);
+                LockClient client = LockClient.create(locks.config())) {
+            WorkerTally tally = new WorkerTally();
+            new Workers(new OrderPlacer(client, database.entityManagerFactory(), settings.lease()), settings, tally)
+                    .runAll();
+            out.println(WorkerProcesses.resultLine(tally));
+            return 0;
+        }
+    }
+}

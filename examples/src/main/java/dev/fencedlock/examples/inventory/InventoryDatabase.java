@@ -1,0 +1,150 @@
+package dev.fencedlock.examples.inventory;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import jakarta.persistence.EntityManagerFactory;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.flywaydb.core.Flyway;
+import org.hibernate.jpa.HibernatePersistenceConfiguration;
+
+/**
+ * The example's database: a HikariCP pool, the Flyway-managed schema and a Hibernate
+ * EntityManagerFactory over it. Thread-safe; close it once at the end of the run.
+ */
+final class InventoryDatabase implements AutoCloseable {
+    static final String SCHEMA = "fencedlock_inventory";
+
+    private final HikariDataSource dataSource;
+    private final EntityManagerFactory entityManagerFactory;
+
+    private InventoryDatabase(HikariDataSource dataSource, EntityManagerFactory entityManagerFactory) {
+        this.dataSource = dataSource;
+        this.entityManagerFactory = entityManagerFactory;
+    }
+
+    /**
+     * Connects, applies the migrations when {@code migrate} is set (the coordinator does; worker
+     * processes find the schema in place) and opens the EntityManagerFactory.
+     */
+    static InventoryDatabase open(String jdbcUrl, String user, String password, int poolSize, boolean migrate)
+            throws SQLException {
+        if (migrate) {
+            createSchema(jdbcUrl, user, password);
+        }
+        HikariConfig pool = new HikariConfig();
+        pool.setSchema(SCHEMA);
+        pool.setJdbcUrl(jdbcUrl);
+        pool.setUsername(user);
+        pool.setPassword(password);
+        pool.setMaximumPoolSize(poolSize);
+        pool.setPoolName("inventory");
+        HikariDataSource dataSource = new HikariDataSource(pool);
+        try {
+            if (migrate) {
+                Flyway.configure()
+                        .dataSource(dataSource)
+                        .locations("classpath:db/inventory")
+                        .schemas(SCHEMA)
+                        .load()
+                        .migrate();
+            }
+            EntityManagerFactory factory = new HibernatePersistenceConfiguration("inventory")
+                    .managedClasses(InventoryItem.class, OrderRecord.class)
+                    .property("jakarta.persistence.nonJtaDataSource", dataSource)
+                    .createEntityManagerFactory();
+            return new InventoryDatabase(dataSource, factory);
+        } catch (RuntimeException e) {
+            dataSource.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The example keeps its tables in a schema of their own, so that it can share a database (the
+     * machine's PostgreSQL, say) with other applications and their migration histories.
+     */
+    private static void createSchema(String jdbcUrl, String user, String password) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(jdbcUrl, user, password);
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA IF NOT EXISTS \"" + SCHEMA + "\"");
+        }
+    }
+
+    EntityManagerFactory entityManagerFactory() {
+        return entityManagerFactory;
+    }
+
+    /** Replaces all stock and orders with {@code skus} SKUs of {@code stockPerSku} units each. */
+    void reset(int skus, int stockPerSku) throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            try (Statement statement = connection.createStatement()) {
+                statement.executeUpdate("DELETE FROM orders");
+                statement.executeUpdate("DELETE FROM inventory");
+            }
+            try (PreparedStatement insert =
+                    connection.prepareStatement("INSERT INTO inventory (sku, quantity, fence) VALUES (?, ?, 0)")) {
+                for (int i = 0; i < skus; i++) {
+                    insert.setString(1, skuName(i));
+                    insert.setInt(2, stockPerSku);
+                    insert.addBatch();
+                }
+                insert.executeBatch();
+            }
+            connection.commit();
+        }
+    }
+
+    static String skuName(int index) {
+        return "sku-" + (index + 1);
+    }
+
+    /** Stock and orders as the database holds them now. */
+    Snapshot snapshot() throws SQLException {
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement()) {
+            long remaining;
+            int minimum;
+            try (ResultSet rows = statement.executeQuery(
+                    "SELECT COALESCE(SUM(quantity), 0), COALESCE(MIN(quantity), 0) FROM inventory")) {
+                rows.next();
+                remaining = rows.getLong(1);
+                minimum = rows.getInt(2);
+            }
+            long orders;
+            try (ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM orders")) {
+                rows.next();
+                orders = rows.getLong(1);
+            }
+            long ordersWithoutStock;
+            try (ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM orders o WHERE NOT EXISTS"
+                    + " (SELECT 1 FROM inventory i WHERE i.sku = o.sku)")) {
+                rows.next();
+                ordersWithoutStock = rows.getLong(1);
+            }
+            return new Snapshot(remaining, minimum, orders, ordersWithoutStock);
+        }
+    }
+
+    /**
+     * @param remaining units left over all SKUs
+     * @param lowestQuantity the smallest quantity of any SKU; negative would mean oversold
+     * @param orders order rows recorded
+     * @param ordersForUnknownSkus order rows whose SKU has no stock row (should be none)
+     */
+    record Snapshot(long remaining, int lowestQuantity, long orders, long ordersForUnknownSkus) {}
+
+    @Override
+    public void close() {
+        try {
+            entityManagerFactory.close();
+        } finally {
+            dataSource.close();
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package dev.fencedlock.examples.inventory;
+
+import dev.fencedlock.jpa.FencingListener;
+import dev.fencedlock.jpa.FencingToken;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EntityListeners;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+
+/** Stock of one SKU. Fenced: every write carries the writing lease's token. */
+@Entity
+@Table(name = "inventory")
+@EntityListeners(FencingListener.class)
+public class InventoryItem {
+    @Id
+    @Column(length = 64)
+    private String sku;
+
+    @Column(nullable = false)
+    private int quantity;
+
+    @FencingToken
+    @Column(nullable = false)
+    private long fence;
+
+    protected InventoryItem() {}
+
+    public String sku() {
+        return sku;
+    }
+
+    public int quantity() {
+        return quantity;
+    }
+
+    /** Takes one unit; the caller checks {@link #quantity()} first. */
+    void takeOne() {
+        if (quantity <= 0) {
+            throw new IllegalStateException("SKU " + sku + " is sold out");
+        }
+        quantity--;
+    }
+}

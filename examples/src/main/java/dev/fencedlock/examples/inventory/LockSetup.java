@@ -1,0 +1,105 @@
+package dev.fencedlock.examples.inventory;
+
+import dev.fencedlock.LockConfig;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.curator.test.TestingServer;
+
+/**
+ * Decides which lock backend the run uses. Command-line flags win; then the usual fencedlock
+ * sources (system properties, environment, {@code fencedlock.properties}); with none of them the
+ * run starts an in-process ZooKeeper, the embedded default.
+ */
+final class LockSetup implements AutoCloseable {
+    private final LockConfig config;
+    private final List<String> workerProcessArgs;
+    private final TestingServer embeddedZooKeeper;
+
+    private LockSetup(LockConfig config, List<String> workerProcessArgs, TestingServer embeddedZooKeeper) {
+        this.config = config;
+        this.workerProcessArgs = workerProcessArgs;
+        this.embeddedZooKeeper = embeddedZooKeeper;
+    }
+
+    static LockSetup resolve(RunSettings settings) throws Exception {
+        LockConfig.Builder builder =
+                configuredOutsideTheCommandLine() ? LockConfig.fromEnvironment().toBuilder() : null;
+        List<String> forward = new ArrayList<>();
+        if (settings.backend().isPresent()) {
+            builder = orNew(builder).backend(settings.backend().get());
+            forward.addAll(List.of("--backend", settings.backend().get()));
+        }
+        if (settings.redisNodes().isPresent()) {
+            builder = orNew(builder)
+                    .backend("redlock")
+                    .redlockNodes(List.of(settings.redisNodes().get().split(",")));
+            forward.addAll(List.of("--redis", settings.redisNodes().get()));
+        }
+        if (settings.zookeeperConnect().isPresent()) {
+            builder = orNew(builder)
+                    .backend("zookeeper")
+                    .zookeeperConnect(settings.zookeeperConnect().get());
+            forward.addAll(List.of("--zookeeper", settings.zookeeperConnect().get()));
+        }
+        boolean wantsEmbeddedZooKeeper = builder == null
+                || ("zookeeper".equals(builder.build().backend())
+                        && builder.build().zookeeperConnect().isEmpty());
+        if (!wantsEmbeddedZooKeeper) {
+            return new LockSetup(builder.build(), forward, null);
+        }
+        if (settings.workerProcess()) {
+            throw new IllegalArgumentException("A worker process needs the coordinator's --zookeeper address");
+        }
+        TestingServer server = startZooKeeper();
+        LockConfig config = orNew(builder)
+                .backend("zookeeper")
+                .zookeeperConnect(server.getConnectString())
+                .build();
+        forward.addAll(List.of("--zookeeper", server.getConnectString()));
+        return new LockSetup(config, forward, server);
+    }
+
+    private static TestingServer startZooKeeper() throws Exception {
+        TestingServer server = new TestingServer(false);
+        server.start();
+        return server;
+    }
+
+    private static LockConfig.Builder orNew(LockConfig.Builder builder) {
+        return builder != null ? builder : LockConfig.builder();
+    }
+
+    private static boolean configuredOutsideTheCommandLine() {
+        return System.getProperty(LockConfig.BACKEND) != null
+                || System.getenv(LockConfig.environmentVariable(LockConfig.BACKEND)) != null
+                || Thread.currentThread().getContextClassLoader().getResource("fencedlock.properties") != null;
+    }
+
+    LockConfig config() {
+        return config;
+    }
+
+    /** Human-readable backend description for the summary, without credentials. */
+    String describe() {
+        return switch (config.backend()) {
+            case "redlock" -> "redlock over " + config.redlockNodes().size() + " Redis nodes";
+            case "zookeeper" ->
+                "zookeeper at " + config.zookeeperConnect().orElse("?")
+                        + (embeddedZooKeeper != null ? " (embedded)" : "");
+            default -> config.backend();
+        };
+    }
+
+    /** Flags that make a worker process use the same backend. */
+    List<String> workerProcessArgs() {
+        return List.copyOf(workerProcessArgs);
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (embeddedZooKeeper != null) {
+            embeddedZooKeeper.close();
+        }
+    }
+}

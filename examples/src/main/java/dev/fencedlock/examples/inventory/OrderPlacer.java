@@ -1,0 +1,97 @@
+package dev.fencedlock.examples.inventory;
+
+import dev.fencedlock.FencedLock;
+import dev.fencedlock.Lease;
+import dev.fencedlock.LockClient;
+import dev.fencedlock.jpa.Fencing;
+import dev.fencedlock.jpa.FencingScope;
+import dev.fencedlock.jpa.StaleFencingTokenException;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.EntityTransaction;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Sells one unit of a SKU: takes the SKU's lock with a fixed lease, decrements the stock and
+ * records the order in one transaction with the lease bound for fencing, commits, and only then
+ * releases the lock. Thread-safe.
+ */
+final class OrderPlacer {
+    private static final Duration LOCK_WAIT = Duration.ofSeconds(30);
+
+    private final LockClient locks;
+    private final EntityManagerFactory database;
+    private final Duration lease;
+
+    OrderPlacer(LockClient locks, EntityManagerFactory database, Duration lease) {
+        this.locks = locks;
+        this.database = database;
+        this.lease = lease;
+    }
+
+    /**
+     * Attempts one sale.
+     *
+     * @param stall how long to pause after reading the stock and before writing, to model a
+     *     process pause (zero for none)
+     * @param waits receives how long the lock took to get
+     */
+    OrderOutcome place(String sku, String worker, Duration stall, WaitRecorder waits) throws InterruptedException {
+        FencedLock lock = locks.lock("inventory:" + sku);
+        long askedAt = System.nanoTime();
+        Optional<Lease> granted = lock.tryAcquire(LOCK_WAIT, lease);
+        waits.record(System.nanoTime() - askedAt);
+        if (granted.isEmpty()) {
+            return OrderOutcome.LOCK_TIMEOUT;
+        }
+        try (Lease held = granted.get();
+                FencingScope fenced = Fencing.bind(held)) {
+            return sellInTransaction(sku, worker, held.token(), stall);
+        }
+    }
+
+    private OrderOutcome sellInTransaction(String sku, String worker, long token, Duration stall)
+            throws InterruptedException {
+        EntityManager entityManager = database.createEntityManager();
+        EntityTransaction transaction = entityManager.getTransaction();
+        try {
+            transaction.begin();
+            InventoryItem item = entityManager.find(InventoryItem.class, sku);
+            if (item == null) {
+                throw new IllegalStateException("No stock row for " + sku);
+            }
+            if (item.quantity() == 0) {
+                transaction.rollback();
+                return OrderOutcome.SOLD_OUT;
+            }
+            item.takeOne();
+            if (!stall.isZero()) {
+                Thread.sleep(stall.toMillis());
+            }
+            entityManager.persist(new OrderRecord(sku, worker, token, Instant.now()));
+            transaction.commit();
+            return OrderOutcome.SOLD;
+        } catch (RuntimeException e) {
+            if (transaction.isActive()) {
+                transaction.rollback();
+            }
+            if (refusedByFence(e)) {
+                return OrderOutcome.STALE_REFUSED;
+            }
+            throw e;
+        } finally {
+            entityManager.close();
+        }
+    }
+
+    private static boolean refusedByFence(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof StaleFencingTokenException) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,196 @@
+package dev.fencedlock.examples.inventory;
+
+import dev.fencedlock.LockConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What one run of the inventory example does, read from command-line flags. Lock configuration
+ * that is not given as a flag comes from the usual fencedlock sources (system properties,
+ * {@code FENCEDLOCK_*} environment variables, {@code fencedlock.properties}); with none at all the
+ * run uses the embedded default, an in-process ZooKeeper.
+ */
+record RunSettings(
+        Optional<String> backend,
+        Optional<String> redisNodes,
+        Optional<String> zookeeperConnect,
+        Optional<String> jdbcUrl,
+        String dbUser,
+        String dbPassword,
+        int workers,
+        int skus,
+        int stockPerSku,
+        Duration lease,
+        Duration stall,
+        int stallWorker,
+        int processes,
+        boolean workerProcess,
+        int workerOffset,
+        boolean help) {
+
+    static final String USAGE = """
+            Usage: java -jar fencedlock-examples.jar [options]
+
+            Lock backend (default: embedded in-process ZooKeeper; fencedlock.* system properties,
+            FENCEDLOCK_* environment variables and fencedlock.properties are also read):
+              --backend NAME          redlock, zookeeper or local
+              --redis URIS            comma-separated redis:// URIs (implies --backend redlock)
+              --zookeeper CONNECT     ZooKeeper connect string (implies --backend zookeeper)
+            Database (default: embedded H2):
+              --jdbc-url URL          e.g. jdbc:postgresql://127.0.0.1:5432/test
+              --db-user USER          default: none
+              --db-password PASSWORD  default: none
+            Run:
+              --workers N             concurrent workers placing orders (default 8)
+              --skus N                hot SKUs (default 3)
+              --stock N               initial stock per SKU (default 100)
+              --lease DURATION        fixed lease per order, e.g. 2s (default 2s)
+              --stall DURATION        how long the stalled worker pauses inside its first
+                                      transaction (default: twice the lease; 0s for none)
+              --stall-worker N        which worker stalls (default 0)
+              --processes N           run the workers in N separate JVMs sharing one database
+                                      (default 1: threads in this JVM)
+              --help
+            """;
+
+    static RunSettings parse(String[] args) {
+        Map<String, String> flags = new LinkedHashMap<>();
+        List<String> booleans = List.of("--help", "--worker-process");
+        for (int i = 0; i < args.length; i++) {
+            String flag = args[i];
+            if (!flag.startsWith("--")) {
+                throw new IllegalArgumentException("Unexpected argument '" + flag + "'; options start with --");
+            }
+            if (booleans.contains(flag)) {
+                flags.put(flag, "true");
+                continue;
+            }
+            if (!KNOWN.contains(flag)) {
+                throw new IllegalArgumentException("Unknown option '" + flag + "'; see --help");
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("Option " + flag + " needs a value");
+            }
+            flags.put(flag, args[++i]);
+        }
+        Duration lease = Optional.ofNullable(flags.get("--lease"))
+                .map(v -> positive("--lease", LockConfig.parseDuration("--lease", v)))
+                .orElse(Duration.ofSeconds(2));
+        Duration stall = Optional.ofNullable(flags.get("--stall"))
+                .map(v -> "0".equals(v.trim()) ? Duration.ZERO : LockConfig.parseDuration("--stall", v))
+                .orElse(lease.multipliedBy(2));
+        int workers = positiveInt(flags, "--workers", 8);
+        int stallWorker = nonNegativeInt(flags, "--stall-worker", 0);
+        if (stallWorker >= workers) {
+            throw new IllegalArgumentException("--stall-worker " + stallWorker + " must name one of the " + workers
+                    + " workers (0.." + (workers - 1) + ")");
+        }
+        int processes = positiveInt(flags, "--processes", 1);
+        if (processes > workers) {
+            throw new IllegalArgumentException(
+                    "--processes " + processes + " exceeds --workers " + workers + "; each process needs a worker");
+        }
+        return new RunSettings(
+                Optional.ofNullable(flags.get("--backend")),
+                Optional.ofNullable(flags.get("--redis")),
+                Optional.ofNullable(flags.get("--zookeeper")),
+                Optional.ofNullable(flags.get("--jdbc-url")),
+                flags.getOrDefault("--db-user", ""),
+                flags.getOrDefault("--db-password", ""),
+                workers,
+                positiveInt(flags, "--skus", 3),
+                positiveInt(flags, "--stock", 100),
+                lease,
+                stall,
+                stallWorker,
+                processes,
+                flags.containsKey("--worker-process"),
+                nonNegativeInt(flags, "--worker-offset", 0),
+                flags.containsKey("--help"));
+    }
+
+    private static final List<String> KNOWN = List.of(
+            "--backend",
+            "--redis",
+            "--zookeeper",
+            "--jdbc-url",
+            "--db-user",
+            "--db-password",
+            "--workers",
+            "--skus",
+            "--stock",
+            "--lease",
+            "--stall",
+            "--stall-worker",
+            "--processes",
+            "--worker-offset");
+
+    private static Duration positive(String flag, Duration value) {
+        if (value.isZero() || value.isNegative()) {
+            throw new IllegalArgumentException(flag + " must be positive, got " + value);
+        }
+        return value;
+    }
+
+    private static int positiveInt(Map<String, String> flags, String flag, int fallback) {
+        int value = nonNegativeInt(flags, flag, fallback);
+        if (value == 0) {
+            throw new IllegalArgumentException(flag + " must be at least 1, got 0");
+        }
+        return value;
+    }
+
+    private static int nonNegativeInt(Map<String, String> flags, String flag, int fallback) {
+        String text = flags.get(flag);
+        if (text == null) {
+            return fallback;
+        }
+        try {
+            int value = Integer.parseInt(text.trim());
+            if (value < 0) {
+                throw new IllegalArgumentException(flag + " must not be negative, got " + value);
+            }
+            return value;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(flag + " needs a whole number, got '" + text + "'");
+        }
+    }
+
+    /** Whether the worker with this index (within this process) is the one that stalls. */
+    boolean stalls(int workerIndex) {
+        return !stall.isZero() && workerIndex == stallWorker;
+    }
+
+    /** The command-line flags a worker process needs to repeat this run's settings. */
+    List<String> workerProcessArgs(String jdbcUrlForWorkers, int offset, int workersInProcess) {
+        List<String> args = new ArrayList<>(List.of(
+                "--worker-process",
+                "--jdbc-url",
+                jdbcUrlForWorkers,
+                "--db-user",
+                dbUser,
+                "--db-password",
+                dbPassword,
+                "--workers",
+                String.valueOf(workersInProcess),
+                "--skus",
+                String.valueOf(skus),
+                "--stock",
+                String.valueOf(stockPerSku),
+                "--lease",
+                lease.toMillis() + "ms",
+                "--worker-offset",
+                String.valueOf(offset)));
+        int localStallWorker = stallWorker - offset;
+        boolean stallsHere = !stall.isZero() && localStallWorker >= 0 && localStallWorker < workersInProcess;
+        args.addAll(List.of("--stall", stallsHere ? stall.toMillis() + "ms" : "0"));
+        if (stallsHere) {
+            args.addAll(List.of("--stall-worker", String.valueOf(localStallWorker)));
+        }
+        return args;
+    }
+}

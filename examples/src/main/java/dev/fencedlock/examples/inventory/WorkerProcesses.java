@@ -1,0 +1,133 @@
+package dev.fencedlock.examples.inventory;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs the workers as separate JVMs against one shared database and lock backend, as a real
+ * deployment would, and collects each process's tally from its last output line.
+ */
+final class WorkerProcesses {
+    static final String RESULT_PREFIX = "WORKER-RESULT ";
+
+    private WorkerProcesses() {}
+
+    /** Starts the processes, waits for all of them and adds their tallies to {@code tally}. */
+    static void runAll(RunSettings settings, List<String> lockArgs, String jdbcUrl, WorkerTally tally)
+            throws IOException, InterruptedException {
+        List<Process> processes = new ArrayList<>();
+        List<CapturedOutput> outputs = new ArrayList<>();
+        int offset = 0;
+        try {
+            for (int p = 0; p < settings.processes(); p++) {
+                int workersHere = settings.workers() / settings.processes()
+                        + (p < settings.workers() % settings.processes() ? 1 : 0);
+                List<String> command = new ArrayList<>(javaCommand());
+                command.addAll(settings.workerProcessArgs(jdbcUrl, offset, workersHere));
+                command.addAll(lockArgs);
+                Process process = new ProcessBuilder(command)
+                        .redirectError(ProcessBuilder.Redirect.INHERIT)
+                        .start();
+                processes.add(process);
+                outputs.add(CapturedOutput.of(process));
+                offset += workersHere;
+            }
+            for (int p = 0; p < processes.size(); p++) {
+                Process process = processes.get(p);
+                if (!process.waitFor(10, TimeUnit.MINUTES)) {
+                    throw new IllegalStateException("Worker process " + p + " did not finish within 10 minutes");
+                }
+                parseResult(p, process.exitValue(), outputs.get(p).await(), tally);
+            }
+        } finally {
+            for (Process process : processes) {
+                process.destroyForcibly();
+            }
+        }
+    }
+
+    private static List<String> javaCommand() {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
+        System.getProperties().stringPropertyNames().stream()
+                .filter(name -> name.startsWith("fencedlock."))
+                .forEach(name -> command.add("-D" + name + "=" + System.getProperty(name)));
+        command.add(InventoryApp.class.getName());
+        return command;
+    }
+
+    /** Everything a process writes to its standard output, read on a thread of its own. */
+    private record CapturedOutput(Thread reader, StringBuffer text) {
+        static CapturedOutput of(Process process) {
+            StringBuffer text = new StringBuffer();
+            Thread reader = new Thread(() -> {
+                try (BufferedReader in =
+                        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = in.readLine()) != null) {
+                        text.append(line).append('\n');
+                    }
+                } catch (IOException e) {
+                    text.append("(output unreadable: ").append(e).append(")\n");
+                }
+            });
+            reader.setDaemon(true);
+            reader.start();
+            return new CapturedOutput(reader, text);
+        }
+
+        /** The whole output, once the process has closed its end. */
+        String await() throws InterruptedException {
+            reader.join(TimeUnit.SECONDS.toMillis(30));
+            return text.toString();
+        }
+    }
+
+    private static void parseResult(int index, int exitCode, String output, WorkerTally tally) {
+        String result = output.lines()
+                .filter(line -> line.startsWith(RESULT_PREFIX))
+                .findFirst()
+                .orElse(null);
+        if (exitCode != 0 || result == null) {
+            throw new IllegalStateException("Worker process " + index + " failed (exit " + exitCode + "): " + output);
+        }
+        Map<OrderOutcome, Long> counts = new EnumMap<>(OrderOutcome.class);
+        for (String field : result.substring(RESULT_PREFIX.length()).trim().split(" ")) {
+            String[] pair = field.split("=", 2);
+            if (pair[0].equals("waits")) {
+                if (!pair[1].isEmpty()) {
+                    tally.waits()
+                            .recordAll(Arrays.stream(pair[1].split(","))
+                                    .mapToLong(Long::parseLong)
+                                    .toArray());
+                }
+            } else {
+                counts.put(OrderOutcome.valueOf(pair[0]), Long.parseLong(pair[1]));
+            }
+        }
+        tally.add(counts);
+    }
+
+    /** The line a worker process prints last, carrying its tally. */
+    static String resultLine(WorkerTally tally) {
+        StringBuilder line = new StringBuilder(RESULT_PREFIX);
+        tally.asMap()
+                .forEach((outcome, count) ->
+                        line.append(outcome.name()).append('=').append(count).append(' '));
+        line.append("waits=");
+        long[] waits = tally.waits().samples();
+        for (int i = 0; i < waits.length; i++) {
+            line.append(i == 0 ? "" : ",").append(waits[i]);
+        }
+        return line.toString();
+    }
+}

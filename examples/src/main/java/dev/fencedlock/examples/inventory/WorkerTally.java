@@ -1,0 +1,36 @@
+package dev.fencedlock.examples.inventory;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/** Counts order outcomes across workers, and lock waits. Thread-safe. */
+final class WorkerTally {
+    private final AtomicLongArray counts = new AtomicLongArray(OrderOutcome.values().length);
+    private final WaitRecorder waits = new WaitRecorder();
+
+    void count(OrderOutcome outcome) {
+        counts.incrementAndGet(outcome.ordinal());
+    }
+
+    long get(OrderOutcome outcome) {
+        return counts.get(outcome.ordinal());
+    }
+
+    WaitRecorder waits() {
+        return waits;
+    }
+
+    /** Adds another process's counts. */
+    void add(Map<OrderOutcome, Long> other) {
+        other.forEach((outcome, value) -> counts.addAndGet(outcome.ordinal(), value));
+    }
+
+    Map<OrderOutcome, Long> asMap() {
+        Map<OrderOutcome, Long> map = new EnumMap<>(OrderOutcome.class);
+        for (OrderOutcome outcome : OrderOutcome.values()) {
+            map.put(outcome, get(outcome));
+        }
+        return map;
+    }
+}

@@ -1,0 +1,78 @@
+package dev.fencedlock.examples.inventory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs the example end to end and checks its invariants: no oversell, sold + remaining = initial,
+ * orders = sales, and the stalled worker's late write refused by the fence.
+ */
+class InventoryAppIT {
+
+    record Run(int exitCode, String output) {
+        long figure(String label) {
+            Matcher matcher = Pattern.compile("(?m)^" + Pattern.quote(label) + "\\s+(\\d+)")
+                    .matcher(output);
+            assertThat(matcher.find())
+                    .as("summary line '%s' in:%n%s", label, output)
+                    .isTrue();
+            return Long.parseLong(matcher.group(1));
+        }
+    }
+
+    static Run run(String... args) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        int exit = InventoryApp.run(args, new PrintStream(bytes, true, StandardCharsets.UTF_8), false);
+        return new Run(exit, bytes.toString(StandardCharsets.UTF_8));
+    }
+
+    static void assertInvariantsHold(Run run, long initial) {
+        assertThat(run.exitCode()).as(run.output()).isZero();
+        assertThat(run.output()).contains("RESULT: all invariants hold");
+        assertThat(run.figure("initial stock")).isEqualTo(initial);
+        assertThat(run.figure("sold")).isEqualTo(initial);
+        assertThat(run.figure("remaining")).isZero();
+        assertThat(run.figure("stale writes refused")).isGreaterThanOrEqualTo(1);
+    }
+
+    @Test
+    void embeddedDefaultSellsEveryUnitOnceAndRefusesTheStalledWrite() {
+        Run run = run("--workers", "6", "--skus", "2", "--stock", "30", "--lease", "1s", "--stall", "2500ms");
+        assertThat(run.output()).contains("zookeeper at").contains("(embedded)");
+        assertInvariantsHold(run, 60);
+    }
+
+    @Test
+    void workersInSeparateProcessesShareOneDatabase() {
+        Run run = run(
+                "--processes",
+                "2",
+                "--workers",
+                "4",
+                "--skus",
+                "2",
+                "--stock",
+                "20",
+                "--lease",
+                "1500ms",
+                "--stall",
+                "3500ms");
+        assertThat(run.output()).contains("2 process(es)").contains("TCP server");
+        assertInvariantsHold(run, 40);
+    }
+
+    @Test
+    void badArgumentsExitWithUsage() {
+        Run run = run("--workers", "zero");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.output())
+                .contains("--workers needs a whole number, got 'zero'")
+                .contains("Usage:");
+    }
+}

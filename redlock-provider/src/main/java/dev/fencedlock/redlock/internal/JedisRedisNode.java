@@ -1,0 +1,401 @@
+package dev.fencedlock.redlock.internal;
+
+import dev.fencedlock.RedisNodeAddress;
+import dev.fencedlock.spi.MonotonicClock;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.commons.pool2.PooledObject;
+import org.apache.commons.pool2.PooledObjectFactory;
+import org.apache.commons.pool2.impl.DefaultPooledObject;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import redis.clients.jedis.ClientSetInfoConfig;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.DefaultJedisSocketFactory;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.JedisSocketFactory;
+import redis.clients.jedis.RedisProtocol;
+import redis.clients.jedis.SslOptions;
+import redis.clients.jedis.SslVerifyMode;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+/**
+ * One Redis master reached through a Jedis connection pool.
+ *
+ * <p>The fast path runs on the caller's thread: when the pool has an idle connection, {@link #send}
+ * writes {@code EVALSHA} and returns; {@link Pending#await()} reads the reply with a socket timeout
+ * of what is left of the node timeout. No thread hand-off, so N nodes cost N writes and N reads.
+ *
+ * <p>When no connection is idle (start-up, more concurrent callers than connections, or after a
+ * node failure broke them), opening one may take up to a node timeout per step (connect, handshake,
+ * {@code INFO server}). That work goes to the shared executor so that it never stacks up on the
+ * caller: the caller waits at most one node timeout for the reply, and a connection that arrives
+ * later stays in the pool for the next call without sending the stale command.
+ *
+ * <p>Every connection runs {@code INFO server} and loads the scripts when it opens, and asks {@code
+ * INFO server} again when a call meets {@code NOSCRIPT}; that tells the replies read on it which incarnation of the server they come from,
+ * without an extra round trip per call. (A TCP connection dies with the server process, so this is
+ * exact unless a proxy keeps client connections open across a server restart and another client
+ * reloaded the scripts first: put no such proxy between clients and nodes.) An idle connection
+ * found cut (the server restarted or closed it) is replaced once, at once: the pool's other idle
+ * connections are dropped too, as they are as stale.
+ */
+final class JedisRedisNode implements RedisNode {
+    private final String name;
+    private final long timeoutNanos;
+    private final int timeoutMillis;
+    private final ConnectionPool pool;
+    private final Executor executor;
+    private final JedisSocketFactory sockets;
+    private final JedisClientConfig config;
+    private final MonotonicClock clock;
+
+    /**
+     * @param timeout connect timeout, socket timeout and the longest wait for one reply
+     * @param tls for {@code rediss://}; null for full verification (certificate and host name)
+     *     against the JVM's default trust store
+     * @param clock the clock {@link RedisInstance} times are read on
+     * @param executor where connections are opened when none is idle
+     */
+    JedisRedisNode(
+            RedisNodeAddress address, Duration timeout, SslOptions tls, MonotonicClock clock, Executor executor) {
+        this.name = address.toString();
+        this.timeoutNanos = timeout.toNanos();
+        this.timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
+        this.executor = executor;
+        this.clock = clock;
+        this.config = clientConfig(address, timeoutMillis, tls);
+        this.sockets = new DefaultJedisSocketFactory(new HostAndPort(address.host(), address.port()), config);
+        this.pool = new ConnectionPool(new Factory(sockets, config, clock), poolConfig(timeout));
+    }
+
+    /** Jedis settings for one node: timeouts, credentials, database and TLS from the URI. */
+    static JedisClientConfig clientConfig(RedisNodeAddress address, int timeoutMillis, SslOptions tls) {
+        DefaultJedisClientConfig.Builder builder = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(timeoutMillis)
+                .socketTimeoutMillis(timeoutMillis)
+                .protocol(RedisProtocol.RESP2)
+                .clientName("fencedlock")
+                .clientSetInfoConfig(ClientSetInfoConfig.DISABLED)
+                .database(address.database());
+        address.user().ifPresent(builder::user);
+        address.password().ifPresent(builder::password);
+        if (address.tls()) {
+            builder.sslOptions(
+                    tls != null
+                            ? tls
+                            : SslOptions.builder()
+                                    .sslVerifyMode(SslVerifyMode.FULL)
+                                    .build());
+        }
+        return builder.build();
+    }
+
+    private static GenericObjectPoolConfig<Connection> poolConfig(Duration timeout) {
+        GenericObjectPoolConfig<Connection> config = new GenericObjectPoolConfig<>();
+        config.setMaxTotal(256);
+        config.setMaxIdle(64);
+        config.setMinIdle(0);
+        config.setBlockWhenExhausted(true);
+        config.setMaxWait(timeout);
+        config.setTestOnBorrow(false);
+        config.setTestOnReturn(false);
+        config.setJmxEnabled(false);
+        return config;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Pending send(Script script, byte[][] keys, byte[][] args) {
+        long sentAt = System.nanoTime();
+        if (pool.getNumIdle() > 0) {
+            NodeConnection connection;
+            try {
+                connection = borrow();
+            } catch (RuntimeException e) {
+                return () -> NodeReply.failed(e);
+            }
+            try {
+                connection.sendScript(script, keys, args);
+            } catch (JedisConnectionException e) {
+                giveBack(connection);
+                return retryOnFreshConnection(e, connection, script, keys, args);
+            }
+            return () -> readOn(connection, script, keys, args, sentAt);
+        }
+        OpenAndCall call = new OpenAndCall(script, keys, args, sentAt);
+        try {
+            executor.execute(call);
+        } catch (RejectedExecutionException e) {
+            return () -> NodeReply.failed(new JedisConnectionException("the Redlock client is closed", e));
+        }
+        return call;
+    }
+
+    /** Opens one connection into the pool, so that the first calls find it idle. */
+    void warmUp() {
+        try {
+            pool.addObject();
+        } catch (Exception e) {
+            // the first real call reports the node's failure with its cause
+        }
+    }
+
+    /** A connection outside the pool, for a subscriber that keeps it for itself. */
+    Connection openDedicatedConnection() {
+        return new Connection(sockets, config);
+    }
+
+    private NodeConnection borrow() {
+        Connection connection;
+        try {
+            connection = pool.borrowObject();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new JedisConnectionException(e.getMessage(), e);
+        }
+        return (NodeConnection) connection;
+    }
+
+    /**
+     * Returns a connection to the pool, or drops it if it is broken. Never blocks on the node: the
+     * pool may open a replacement while invalidating, so that happens on the executor.
+     */
+    private void giveBack(NodeConnection connection) {
+        if (connection.isBroken() || !connection.isConnected()) {
+            disconnectQuietly(connection);
+            try {
+                executor.execute(() -> invalidate(connection));
+            } catch (RejectedExecutionException e) {
+                invalidate(connection);
+            }
+            return;
+        }
+        try {
+            pool.returnObject(connection);
+        } catch (RuntimeException e) {
+            disconnectQuietly(connection);
+        }
+    }
+
+    private void invalidate(NodeConnection connection) {
+        try {
+            pool.invalidateObject(connection);
+        } catch (Exception e) {
+            // a replacement could not be opened; the next call reports the node's state
+        }
+    }
+
+    private static void disconnectQuietly(Connection connection) {
+        try {
+            connection.disconnect();
+        } catch (RuntimeException e) {
+            // gone either way
+        }
+    }
+
+    /** Reads the reply; on NOSCRIPT loads the script and repeats the call on the same connection. */
+    private NodeReply readOn(NodeConnection connection, Script script, byte[][] keys, byte[][] args, long sentAt) {
+        JedisConnectionException cut;
+        try {
+            Object value;
+            try {
+                value = connection.readReply(millisLeft(sentAt));
+            } catch (JedisNoScriptException e) {
+                value = loadAndCall(connection, script, keys, args);
+            }
+            return NodeReply.of(value, connection.instance());
+        } catch (JedisConnectionException e) {
+            cut = e;
+        } catch (RuntimeException e) {
+            return NodeReply.failed(e);
+        } finally {
+            giveBack(connection);
+        }
+        return retryOnFreshConnection(cut, connection, script, keys, args).await();
+    }
+
+    /**
+     * The node has no script: it restarted or its script cache was flushed. A connection cannot
+     * outlive a restart, unless a proxy sits in between; so the same round trip that loads the
+     * script and repeats the call also asks {@code INFO server} again, and the reply is credited to
+     * whatever incarnation answers now.
+     */
+    private Object loadAndCall(NodeConnection connection, Script script, byte[][] keys, byte[][] args) {
+        try {
+            connection.sendProbe();
+            connection.sendScriptLoad(script);
+            connection.sendScript(script, keys, args);
+            connection.setSoTimeout(timeoutMillis);
+            connection.readProbe(clock);
+            connection.readReply(timeoutMillis);
+            return connection.readReply(timeoutMillis);
+        } catch (RuntimeException e) {
+            // a reply may be left unread: the connection must not be reused
+            connection.setBroken();
+            throw e;
+        }
+    }
+
+    /**
+     * A connection that sat in the pool and turns out cut (not slow: a timeout is never retried)
+     * means the server went away while it was idle; a new connection either fails fast or reaches
+     * the new incarnation at once. The call is idempotent (same value, same token), so sending it
+     * again is safe even if the old server ran it before it died.
+     */
+    private Pending retryOnFreshConnection(
+            JedisConnectionException failure, NodeConnection stale, Script script, byte[][] keys, byte[][] args) {
+        if (!stale.pooledBefore() || failure.getCause() instanceof SocketTimeoutException) {
+            return () -> NodeReply.failed(describe(failure));
+        }
+        pool.clear();
+        long sentAt = System.nanoTime();
+        NodeConnection fresh;
+        try {
+            fresh = borrow();
+            fresh.sendScript(script, keys, args);
+        } catch (RuntimeException e) {
+            return () -> NodeReply.failed(e instanceof JedisConnectionException c ? describe(c) : e);
+        }
+        return () -> readOn(fresh, script, keys, args, sentAt);
+    }
+
+    private int millisLeft(long sentAt) {
+        long left = sentAt + timeoutNanos - System.nanoTime();
+        return (int) Math.max(1, Math.min(timeoutMillis, (left + 999_999) / 1_000_000));
+    }
+
+    private RuntimeException describe(JedisConnectionException e) {
+        if (e.getCause() instanceof SocketTimeoutException) {
+            return new JedisConnectionException("no reply within " + timeoutMillis + " ms", e.getCause());
+        }
+        return e;
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisNode[" + name + "]";
+    }
+
+    /** The slow path: open a connection off the caller's thread, then make the call on it. */
+    private final class OpenAndCall implements Runnable, Pending {
+        private final Script script;
+        private final byte[][] keys;
+        private final byte[][] args;
+        private final long sentAt;
+        private final CompletableFuture<NodeReply> reply = new CompletableFuture<>();
+        private volatile boolean abandoned;
+
+        OpenAndCall(Script script, byte[][] keys, byte[][] args, long sentAt) {
+            this.script = script;
+            this.keys = keys;
+            this.args = args;
+            this.sentAt = sentAt;
+        }
+
+        @Override
+        public void run() {
+            try {
+                NodeConnection connection = borrow();
+                if (abandoned) {
+                    giveBack(connection);
+                    return;
+                }
+                try {
+                    connection.sendScript(script, keys, args);
+                } catch (RuntimeException e) {
+                    giveBack(connection);
+                    throw e;
+                }
+                reply.complete(readOn(connection, script, keys, args, sentAt));
+            } catch (JedisConnectionException e) {
+                reply.complete(NodeReply.failed(describe(e)));
+            } catch (RuntimeException e) {
+                reply.complete(NodeReply.failed(e));
+            }
+        }
+
+        @Override
+        public NodeReply await() {
+            long left = sentAt + timeoutNanos - System.nanoTime();
+            try {
+                return reply.get(Math.max(0, left), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                abandoned = true;
+                return NodeReply.failed(new JedisConnectionException(
+                        "could not connect and get a reply within " + timeoutMillis + " ms"));
+            } catch (ExecutionException e) {
+                return NodeReply.failed(new JedisConnectionException(e.getMessage(), e.getCause()));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                abandoned = true;
+                return NodeReply.failed(new JedisConnectionException("interrupted while waiting for the reply"));
+            }
+        }
+    }
+
+    /** Opens, probes, validates and closes pooled connections. */
+    private static final class Factory implements PooledObjectFactory<Connection> {
+        private final JedisSocketFactory sockets;
+        private final JedisClientConfig config;
+        private final MonotonicClock clock;
+
+        Factory(JedisSocketFactory sockets, JedisClientConfig config, MonotonicClock clock) {
+            this.sockets = sockets;
+            this.config = config;
+            this.clock = clock;
+        }
+
+        @Override
+        public PooledObject<Connection> makeObject() {
+            NodeConnection connection = new NodeConnection(sockets, config);
+            try {
+                connection.probeAndLoad(clock);
+            } catch (RuntimeException e) {
+                connection.disconnect();
+                throw e;
+            }
+            return new DefaultPooledObject<>(connection);
+        }
+
+        @Override
+        public void destroyObject(PooledObject<Connection> pooled) {
+            disconnectQuietly(pooled.getObject());
+        }
+
+        @Override
+        public boolean validateObject(PooledObject<Connection> pooled) {
+            Connection connection = pooled.getObject();
+            return connection.isConnected() && !connection.isBroken();
+        }
+
+        @Override
+        public void activateObject(PooledObject<Connection> pooled) {
+            // every call sets its own socket timeout
+        }
+
+        @Override
+        public void passivateObject(PooledObject<Connection> pooled) {
+            ((NodeConnection) pooled.getObject()).markPooled();
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package dev.fencedlock.redlock.internal;
+
+import dev.fencedlock.spi.MonotonicClock;
+import java.nio.charset.StandardCharsets;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.JedisSocketFactory;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.util.SafeEncoder;
+
+/**
+ * A Jedis connection that can write a command without reading its reply, so that one thread can
+ * send to every node before it waits for any, and that knows which server incarnation it talks to.
+ * Used by one thread at a time (the pool hands it out exclusively).
+ */
+final class NodeConnection extends Connection {
+    private static final byte[] LOAD = "LOAD".getBytes(StandardCharsets.US_ASCII);
+
+    private RedisInstance instance;
+    private boolean pooledBefore;
+
+    /** Connects, authenticates and selects the database, all within the config's timeouts. */
+    NodeConnection(JedisSocketFactory socketFactory, JedisClientConfig config) {
+        super(socketFactory, config);
+    }
+
+    /**
+     * Asks {@code INFO server} which incarnation this connection talks to and loads every script,
+     * in one round trip, so that calls on a new connection (to a new server, often) need no {@code
+     * NOSCRIPT} detour.
+     */
+    void probeAndLoad(MonotonicClock clock) {
+        sendProbe();
+        Script[] scripts = Script.values();
+        for (Script script : scripts) {
+            sendScriptLoad(script);
+        }
+        readProbe(clock);
+        for (int i = 0; i < scripts.length; i++) {
+            getOne();
+        }
+    }
+
+    /** Writes {@code INFO server} (not flushed: the call that follows flushes it). */
+    void sendProbe() {
+        sendCommand(Protocol.Command.INFO, "server");
+    }
+
+    /**
+     * Reads the reply to {@link #sendProbe()} and records the incarnation it names. The same
+     * incarnation seen again keeps its first record: uptime is rounded down, so the first probe
+     * dates the start best.
+     */
+    void readProbe(MonotonicClock clock) {
+        Object reply = getOne();
+        if (!(reply instanceof byte[] text)) {
+            throw new IllegalStateException("INFO server answered with " + reply);
+        }
+        RedisInstance seen = RedisInstance.fromInfo(SafeEncoder.encode(text), clock.nanoTime());
+        if (instance == null || !instance.runId().equals(seen.runId())) {
+            instance = seen;
+        }
+    }
+
+    RedisInstance instance() {
+        return instance;
+    }
+
+    /**
+     * Whether this connection went back to the pool at least once: such a connection may have been
+     * cut while idle (the server restarted), unlike one just opened.
+     */
+    boolean pooledBefore() {
+        return pooledBefore;
+    }
+
+    void markPooled() {
+        pooledBefore = true;
+    }
+
+    /** Writes {@code EVALSHA} and flushes it to the socket. */
+    void sendScript(Script script, byte[][] keys, byte[][] args) {
+        CommandArguments command = new CommandArguments(Protocol.Command.EVALSHA)
+                .add(script.sha1())
+                .add(keys.length);
+        for (byte[] key : keys) {
+            command.add(key);
+        }
+        for (byte[] arg : args) {
+            command.add(arg);
+        }
+        sendCommand(command);
+        flush();
+    }
+
+    /** Writes {@code SCRIPT LOAD} (not flushed: the call that follows flushes both). */
+    void sendScriptLoad(Script script) {
+        sendCommand(new CommandArguments(Protocol.Command.SCRIPT).add(LOAD).add(script.source()));
+    }
+
+    /**
+     * Reads the next reply, waiting at most {@code timeoutMillis}.
+     *
+     * @throws redis.clients.jedis.exceptions.JedisDataException for an error reply (the connection
+     *     stays usable)
+     * @throws redis.clients.jedis.exceptions.JedisConnectionException on timeout or I/O failure (the
+     *     connection is then broken and the pool drops it)
+     */
+    Object readReply(int timeoutMillis) {
+        setSoTimeout(timeoutMillis);
+        return getOne();
+    }
+}

@@ -1,0 +1,85 @@
+package dev.fencedlock.redlock.internal;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The restart quarantine of one node: which incarnation of it this client trusts, and since when.
+ *
+ * <p>A node that restarted without durable storage has forgotten the locks it granted. If it voted
+ * at once, a second client could gather a majority while the first still holds a valid lease on the
+ * same majority minus that node. So a node's replies count toward a quorum only once its current
+ * incarnation has been up for the quarantine (at least the longest lease time). Incarnations are
+ * told apart by {@code run_id}; the start of an incarnation is taken as the later of what its
+ * uptime says and the last time the previous incarnation answered, so a node that restarted
+ * while this client was watching it is kept out for the full quarantine even if its clock says
+ * otherwise. A node this client has never seen before is judged by its uptime alone.
+ *
+ * <p>Thread-safe. The hot path (a reply from the incarnation already known) is two volatile reads,
+ * a string comparison and one volatile write.
+ */
+final class NodeHealth {
+    private static final Logger log = LoggerFactory.getLogger(NodeHealth.class);
+
+    private final String node;
+    private volatile Trusted current;
+    private volatile long lastAnsweredNanos;
+
+    private record Trusted(RedisInstance instance, long startedAtNanos) {}
+
+    NodeHealth(String node) {
+        this.node = node;
+    }
+
+    /**
+     * Decides whether a reply from {@code instance} counts toward a quorum. The node must have been
+     * up for the quarantine already when the attempt began ({@code attemptStartNanos}), not merely
+     * when it answered: the token argument in {@link RedlockLock} counts from the attempt's start.
+     *
+     * @param nowNanos when the reply was read
+     * @return null if it counts, else the reason it does not
+     */
+    NodeQuarantinedException exclusion(
+            RedisInstance instance, long attemptStartNanos, long nowNanos, long quarantineNanos) {
+        Trusted trusted = current;
+        if (trusted == null || !trusted.instance().runId().equals(instance.runId())) {
+            trusted = adopt(instance);
+            if (trusted == null) {
+                return new NodeQuarantinedException(
+                        "answered on a connection to an earlier incarnation (run_id " + instance.shortRunId() + ")");
+            }
+        }
+        lastAnsweredNanos = nowNanos;
+        long age = attemptStartNanos - trusted.startedAtNanos();
+        if (age >= quarantineNanos) {
+            return null;
+        }
+        return new NodeQuarantinedException(
+                "restarted (run_id " + trusted.instance().shortRunId() + ") "
+                        + Math.max(0, age) / 1_000_000 + " ms before the attempt; out of the quorum for another "
+                        + (quarantineNanos - age + 999_999) / 1_000_000 + " ms of restart quarantine");
+    }
+
+    /** Switches to a newer incarnation; null if {@code instance} is older than the trusted one. */
+    private synchronized Trusted adopt(RedisInstance instance) {
+        Trusted trusted = current;
+        if (trusted != null && trusted.instance().runId().equals(instance.runId())) {
+            return trusted;
+        }
+        if (trusted != null && instance.probedAtNanos() - trusted.instance().probedAtNanos() < 0) {
+            return null;
+        }
+        long startedAt = instance.startedAtNanos();
+        if (trusted != null) {
+            startedAt = Math.max(startedAt, lastAnsweredNanos);
+            log.info(
+                    "Redis node {} restarted (run_id {} -> {}); it stays out of the quorum until its restart "
+                            + "quarantine has passed",
+                    node,
+                    trusted.instance().shortRunId(),
+                    instance.shortRunId());
+        }
+        current = new Trusted(instance, startedAt);
+        return current;
+    }
+}

@@ -1,0 +1,63 @@
+package dev.fencedlock.redlock.internal;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What one node answered to one script call: a RESP value read on a connection to a known
+ * incarnation, or the reason there is no value (timeout, connection or authentication failure, an
+ * error reply). Immutable.
+ */
+final class NodeReply {
+    private final Object value;
+    private final RedisInstance instance;
+    private final RuntimeException failure;
+
+    private NodeReply(Object value, RedisInstance instance, RuntimeException failure) {
+        this.value = value;
+        this.instance = instance;
+        this.failure = failure;
+    }
+
+    static NodeReply of(Object value, RedisInstance instance) {
+        return new NodeReply(value, Objects.requireNonNull(instance, "instance"), null);
+    }
+
+    static NodeReply failed(RuntimeException failure) {
+        return new NodeReply(null, null, Objects.requireNonNull(failure, "failure"));
+    }
+
+    boolean ok() {
+        return failure == null;
+    }
+
+    /** The incarnation that answered; only for a successful reply. */
+    RedisInstance instance() {
+        return instance;
+    }
+
+    RuntimeException failure() {
+        return failure;
+    }
+
+    /** The value as an integer reply. */
+    long integer() {
+        if (value instanceof Long number) {
+            return number;
+        }
+        throw unexpected("an integer");
+    }
+
+    /** The value as an array reply. */
+    List<?> array() {
+        if (value instanceof List<?> list) {
+            return list;
+        }
+        throw unexpected("an array");
+    }
+
+    private IllegalStateException unexpected(String expected) {
+        return new IllegalStateException("expected " + expected + " reply, got "
+                + (value == null ? "nil" : value.getClass().getSimpleName()));
+    }
+}

@@ -1,0 +1,201 @@
+package dev.fencedlock.redlock.internal;
+
+import dev.fencedlock.FencedLock;
+import dev.fencedlock.LockConfig;
+import dev.fencedlock.RedisNodeAddress;
+import dev.fencedlock.spi.LeaseRuntime;
+import dev.fencedlock.spi.LockProvider;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.SslOptions;
+
+/**
+ * The {@code redlock} backend of one client: the nodes, their quarantine state, the token source
+ * and the release hand-off, shared by every {@link RedlockLock} of the client. The algorithm itself
+ * is in {@link RedlockLock}. Thread-safe.
+ */
+public final class RedlockProvider implements LockProvider {
+    private static final Logger log = LoggerFactory.getLogger(RedlockProvider.class);
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+    private static final int VALUE_BYTES = 16;
+
+    private final LeaseRuntime runtime;
+    private final List<RedisNode> nodes;
+    private final List<NodeHealth> health;
+    private final double driftFactor;
+    private final long retryDelayNanos;
+    private final Quarantine quarantine;
+    private final FencingTokens tokens;
+    private final Handoff handoff = new Handoff();
+    private final SecureRandom random = new SecureRandom();
+    private final ThreadPoolExecutor executor;
+
+    private RedlockProvider(LockConfig config, LeaseRuntime runtime, Options options) {
+        this.runtime = runtime;
+        this.driftFactor = config.redlockDriftFactor();
+        this.retryDelayNanos = config.redlockRetryDelay().toNanos();
+        this.quarantine = new Quarantine(config.redlockRestartQuarantine().orElse(null), runtime.leaseTime());
+        this.tokens = new FencingTokens(options.wallClockMillis());
+        List<RedisNodeAddress> addresses = config.redlockNodes();
+        this.executor = ioExecutor(addresses.size());
+        List<JedisRedisNode> jedisNodes = new ArrayList<>();
+        List<NodeHealth> healths = new ArrayList<>();
+        for (RedisNodeAddress address : addresses) {
+            jedisNodes.add(
+                    new JedisRedisNode(address, config.redlockNodeTimeout(), options.tls(), runtime.clock(), executor));
+            healths.add(new NodeHealth(address.toString()));
+        }
+        this.nodes = List.copyOf(jedisNodes);
+        this.health = List.copyOf(healths);
+        List<Supplier<Connection>> subscriberConnections = new ArrayList<>();
+        for (JedisRedisNode node : jedisNodes) {
+            subscriberConnections.add(node::openDedicatedConnection);
+        }
+        handoff.listenWith(new ReleaseSubscriber(
+                jedisNodes.stream().map(JedisRedisNode::name).toList(),
+                subscriberConnections,
+                handoff,
+                runtime.scheduler()));
+        if (addresses.size() % 2 == 0) {
+            log.warn(
+                    "{} lists {} nodes: a quorum of {} tolerates {} failed node(s), no more than {} nodes would",
+                    LockConfig.REDLOCK_NODES,
+                    addresses.size(),
+                    Votes.quorum(addresses.size()),
+                    addresses.size() - Votes.quorum(addresses.size()),
+                    addresses.size() - 1);
+        }
+        warmUp(jedisNodes, config.redlockNodeTimeout());
+    }
+
+    /** Connects to the nodes of {@code config} for the leases of {@code runtime}. */
+    public static RedlockProvider create(LockConfig config, LeaseRuntime runtime) {
+        return create(config, runtime, Options.DEFAULT);
+    }
+
+    static RedlockProvider create(LockConfig config, LeaseRuntime runtime, Options options) {
+        Objects.requireNonNull(config, "config");
+        if (config.redlockNodes().isEmpty()) {
+            throw new IllegalArgumentException(LockConfig.REDLOCK_NODES
+                    + " is required for the redlock backend: comma-separated redis:// or rediss:// URIs");
+        }
+        return new RedlockProvider(config, runtime, options);
+    }
+
+    /**
+     * What tests may replace.
+     *
+     * @param tls for {@code rediss://} nodes; null for full verification against the JVM's default
+     *     trust store
+     * @param wallClockMillis the wall clock fencing-token proposals start from
+     */
+    record Options(SslOptions tls, LongSupplier wallClockMillis) {
+        static final Options DEFAULT = new Options(null, System::currentTimeMillis);
+    }
+
+    private static ThreadPoolExecutor ioExecutor(int nodes) {
+        int threads = Math.max(2, 2 * nodes);
+        int client = INSTANCES.incrementAndGet();
+        AtomicInteger count = new AtomicInteger();
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(
+                threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), runnable -> {
+                    Thread thread = new Thread(
+                            runnable, "fencedlock-redlock-" + client + "-connect-" + count.incrementAndGet());
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        executor.allowCoreThreadTimeOut(true);
+        return executor;
+    }
+
+    /**
+     * Opens one connection per node before the first acquire, so that even a first {@code
+     * tryAcquire(Duration.ZERO)} finds the pools warm and every node's incarnation known. Waits
+     * briefly; an unreachable node is reported by the calls that need it.
+     */
+    private void warmUp(List<JedisRedisNode> jedisNodes, Duration nodeTimeout) {
+        List<CompletableFuture<Void>> opening = new ArrayList<>();
+        for (JedisRedisNode node : jedisNodes) {
+            opening.add(CompletableFuture.runAsync(node::warmUp, executor));
+        }
+        long waitMillis = Math.max(2_000, 4 * nodeTimeout.toMillis());
+        try {
+            CompletableFuture.allOf(opening.toArray(CompletableFuture[]::new)).get(waitMillis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            log.debug("Not every Redis node was connected at start-up: {}", e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public FencedLock lock(String name) {
+        return new RedlockLock(name, runtime, this);
+    }
+
+    List<RedisNode> nodes() {
+        return nodes;
+    }
+
+    List<NodeHealth> health() {
+        return health;
+    }
+
+    double driftFactor() {
+        return driftFactor;
+    }
+
+    long retryDelayNanos() {
+        return retryDelayNanos;
+    }
+
+    Quarantine quarantine() {
+        return quarantine;
+    }
+
+    FencingTokens tokens() {
+        return tokens;
+    }
+
+    Handoff handoff() {
+        return handoff;
+    }
+
+    /** A fresh lock value: {@value #VALUE_BYTES} bytes from a CSPRNG, hex-encoded. */
+    byte[] newValue() {
+        byte[] raw = new byte[VALUE_BYTES];
+        random.nextBytes(raw);
+        return HexFormat.of().formatHex(raw).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    @Override
+    public void close() {
+        handoff.close();
+        executor.shutdownNow();
+        for (RedisNode node : nodes) {
+            node.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedlockProvider" + nodes.stream().map(RedisNode::name).toList();
+    }
+}

@@ -1,0 +1,34 @@
+package dev.fencedlock.redlock;
+
+import dev.fencedlock.Lease;
+import dev.fencedlock.LockConfig;
+import dev.fencedlock.testkit.LockContractTest;
+import dev.fencedlock.testkit.redis.RedisServerProcess;
+import dev.fencedlock.testkit.redis.RedisServersExtension;
+import java.time.Duration;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The redlock backend passes the shared contract on five real redis-server processes. */
+class RedlockContractIT extends LockContractTest {
+
+    @RegisterExtension
+    static final RedisServersExtension redis = RedisServersExtension.nodes(5);
+
+    @Override
+    protected LockConfig.Builder configuration() {
+        // the servers were started moments ago: any real quarantine would keep them out; and a
+        // loaded build machine can keep a healthy local node from answering within the 50 ms default
+        return LockConfig.builder()
+                .backend(RedlockProviderFactory.BACKEND)
+                .redlockNodes(redis.servers().uris())
+                .redlockRestartQuarantine(Duration.ofNanos(1))
+                .redlockNodeTimeout(Duration.ofSeconds(1));
+    }
+
+    @Override
+    protected void breakLease(Lease lease) {
+        for (RedisServerProcess server : redis.servers().all()) {
+            server.command("DEL", RedlockKeys.lockKey(lease.lockName()));
+        }
+    }
+}

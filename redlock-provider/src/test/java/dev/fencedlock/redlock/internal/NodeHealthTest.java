@@ -1,0 +1,69 @@
+package dev.fencedlock.redlock.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class NodeHealthTest {
+    private static final long S = 1_000_000_000L;
+    private static final long QUARANTINE = 30 * S;
+
+    private final NodeHealth health = new NodeHealth("redis://h:1/0");
+
+    @Test
+    void aNeverSeenNodeCountsOnlyOnceItsUptimeCoversTheQuarantine() {
+        RedisInstance young = new RedisInstance("a", 100 * S - 10 * S, 100 * S);
+        assertThat(health.exclusion(young, 101 * S, 101 * S, QUARANTINE))
+                .as("up 11 s")
+                .isNotNull()
+                .hasMessageContaining("restart quarantine");
+        assertThat(health.exclusion(young, 120 * S, 120 * S, QUARANTINE))
+                .as("up 30 s")
+                .isNull();
+    }
+
+    @Test
+    void anOldNodeCountsAtOnce() {
+        RedisInstance old = new RedisInstance("a", 0, 100 * S);
+        assertThat(health.exclusion(old, 100 * S, 100 * S, QUARANTINE)).isNull();
+    }
+
+    @Test
+    void theQuarantineIsJudgedAtTheStartOfTheAttempt() {
+        RedisInstance instance = new RedisInstance("a", 0, 10 * S);
+        assertThat(health.exclusion(instance, 29 * S, 31 * S, QUARANTINE))
+                .as("up 29 s when the attempt began, 31 s when it answered")
+                .isNotNull();
+    }
+
+    @Test
+    void aRestartSeenByThisClientCountsFromTheLastAnswerOfThePreviousIncarnation() {
+        RedisInstance before = new RedisInstance("a", 0, 10 * S);
+        assertThat(health.exclusion(before, 100 * S, 100 * S, QUARANTINE)).isNull();
+        // the new incarnation claims a long uptime (its clock jumped), but "a" answered at 100 s
+        RedisInstance after = new RedisInstance("b", 50 * S, 110 * S);
+        assertThat(health.exclusion(after, 110 * S, 110 * S, QUARANTINE))
+                .isNotNull()
+                .hasMessageContaining("run_id b");
+        assertThat(health.exclusion(after, 129 * S, 129 * S, QUARANTINE)).isNotNull();
+        assertThat(health.exclusion(after, 130 * S, 130 * S, QUARANTINE)).isNull();
+    }
+
+    @Test
+    void aReplyOnAConnectionToAnEarlierIncarnationNeverCounts() {
+        RedisInstance earlier = new RedisInstance("a", 0, 10 * S);
+        RedisInstance later = new RedisInstance("b", 0, 20 * S);
+        assertThat(health.exclusion(later, 100 * S, 100 * S, QUARANTINE)).isNull();
+        assertThat(health.exclusion(earlier, 101 * S, 101 * S, QUARANTINE))
+                .isNotNull()
+                .hasMessageContaining("earlier incarnation");
+        assertThat(health.exclusion(later, 102 * S, 102 * S, QUARANTINE)).isNull();
+    }
+
+    @Test
+    void aLongerQuarantineAppliesToTheSameIncarnationAtOnce() {
+        RedisInstance instance = new RedisInstance("a", 0, 10 * S);
+        assertThat(health.exclusion(instance, 40 * S, 40 * S, QUARANTINE)).isNull();
+        assertThat(health.exclusion(instance, 41 * S, 41 * S, 60 * S)).isNotNull();
+    }
+}
