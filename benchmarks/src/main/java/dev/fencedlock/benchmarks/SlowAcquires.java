@@ -8,11 +8,12 @@ import org.openjdk.jmh.annotations.State;
 /**
  * Counts acquisitions of an uncontended lock that took longer than a second, reported by JMH as
  * the secondary metric {@code slowAcquires} (events per iteration, summed over threads; JMH resets
- * the counter before each iteration). An
- * uncontended acquire is slow when the thread's own previous release failed (a node timed out)
- * and the stale grant has to expire first; the throughput benchmarks wait {@link
- * Backends#UNCONTENDED_WAIT} for that instead of failing, and this counter says how often it
- * happened.
+ * the counter before each iteration). An uncontended acquire is slow when the thread's own previous
+ * release failed (a node timed out) and the stale grant has to expire first; the throughput
+ * benchmarks wait {@link Backends#UNCONTENDED_WAIT} for that instead of failing, and this counter
+ * says how often it happened.
+ *
+ * <p>Used by one benchmark thread only, as JMH gives each thread its own instance.
  */
 @State(Scope.Thread)
 @AuxCounters(AuxCounters.Type.EVENTS)
