@@ -105,11 +105,15 @@ fi
 case "$out" in *" "*) echo "run.sh: --out must not contain spaces (JMH splits JVM options on them)" >&2; exit 2 ;; esac
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/fencedlock-bench.XXXXXX")"
-pids=()
+pids=()          # servers, stopped at exit
+current_job=""   # the JMH or heap run in progress, if any
 
 cleanup() {
   local status=$?
   trap - EXIT INT TERM
+  if [ -n "$current_job" ]; then
+    pids=("$current_job" "${pids[@]}")
+  fi
   for pid in "${pids[@]}"; do
     kill "$pid" 2>/dev/null || true
   done
@@ -123,6 +127,19 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+# Runs a command in the background, its output appended to $1 and shown, and waits for it. In the
+# background so that a TERM or INT to this script runs the cleanup at once (bash defers traps
+# while a foreground command runs), which then stops the command by PID like the servers.
+run_logged() {
+  local log="$1" status=0
+  shift
+  "$@" > >(tee -a "$log") 2>&1 &
+  current_job=$!
+  wait "$current_job" || status=$?
+  current_job=""
+  return "$status"
+}
 
 listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
@@ -155,6 +172,8 @@ start_redis() {
       return 0
     fi
     kill "$pid" 2>/dev/null || true  # lost the port to someone else; try another
+    wait "$pid" 2>/dev/null || true
+    unset 'pids[-1]'
   done
   echo "run.sh: could not start redis-server" >&2
   return 1
@@ -231,17 +250,16 @@ jvm_args+=" -Dbench.postgres.url=$postgres_url -Dbench.postgres.user=$postgres_u
 
 for round in $(seq "$rounds"); do
   echo "== round $round of $rounds"
-  java -jar "$jar" "${selects[@]}" "${jmh_params[@]}" "${timing[@]}" -f "$forks" \
-    -rf json -rff "$out/round-$round.json" \
-    -jvmArgsAppend "$jvm_args -Dbench.round=$round" 2>&1 | tee "$out/round-$round.log" \
+  run_logged "$out/round-$round.log" java -jar "$jar" "${selects[@]}" "${jmh_params[@]}" "${timing[@]}" \
+    -f "$forks" -rf json -rff "$out/round-$round.json" -jvmArgsAppend "$jvm_args -Dbench.round=$round" \
     || echo "== round $round: JMH reported an error; see $out/round-$round.log"
   if [ "$memory" -eq 1 ]; then
     for backend in "${memory_backends[@]}"; do
       echo "== heap per lease: $backend, $memory_count leases (round $round)"
-      java -XX:+UseSerialGC -Xms1g -Xmx1g -Dbench.redis="$redis_nodes" -Dbench.zookeeper="$zookeeper_connect" \
-        -Dbench.out="$out" -Dbench.round="$round" \
-        -cp "$jar" dev.fencedlock.benchmarks.memory.MemoryFootprint "$backend" "$memory_count" \
-        2>&1 | tee -a "$out/memory.log" || echo "== heap run for $backend failed; see $out/memory.log"
+      run_logged "$out/memory.log" java -XX:+UseSerialGC -Xms1g -Xmx1g \
+        -Dbench.redis="$redis_nodes" -Dbench.zookeeper="$zookeeper_connect" -Dbench.out="$out" \
+        -Dbench.round="$round" -cp "$jar" dev.fencedlock.benchmarks.memory.MemoryFootprint \
+        "$backend" "$memory_count" || echo "== heap run for $backend failed; see $out/memory.log"
     done
   fi
 done
