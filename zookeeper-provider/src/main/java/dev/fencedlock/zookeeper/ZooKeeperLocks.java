@@ -2,8 +2,7 @@ package dev.fencedlock.zookeeper;
 
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
-import dev.fencedlock.spi.LeaseRuntime;
-import dev.fencedlock.spi.MonotonicClock;
+import dev.fencedlock.spi.LockClients;
 import java.util.Objects;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
@@ -56,12 +55,6 @@ public final class ZooKeeperLocks {
                     + "' for a client on a CuratorFramework, got '" + config.backend() + "'");
         }
         String basePath = ZooKeeperLockProvider.requireValidBasePath(config);
-        LeaseRuntime runtime = new LeaseRuntime(config, MonotonicClock.SYSTEM);
-        try {
-            return new CuratorLockClient(config, runtime, new ZooKeeperLockProvider(curator, false, basePath, runtime));
-        } catch (RuntimeException e) {
-            runtime.close();
-            throw e;
-        }
+        return LockClients.create(config, runtime -> new ZooKeeperLockProvider(curator, false, basePath, runtime));
     }
 }
