@@ -54,7 +54,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p><b>Extend</b>: {@code extend.lua} (compare-and-pexpire) on all nodes; the extension counts only
  * if a quorum of counting nodes extended and the last reply came before the current validity ran
  * out. Fewer possible extensions than a quorum means the lease is lost; fewer answers than needed to
- * tell means "unavailable", and the base class retries while validity remains.
+ * tell means "unavailable", and the base class retries while validity remains. A node in restart
+ * quarantine cannot tell: having restarted, its "not held" is no proof of loss.
  *
  * <p><b>Release</b>: {@code release.lua} (compare-and-delete, publishing on the lock's channel) on
  * all nodes, whether or not each granted.
@@ -95,7 +96,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * alone); (d) a node's {@code uptime_in_seconds} does not run ahead of its true uptime (Redis derives
  * it from the wall clock; a client that saw the previous incarnation does not depend on it). The
  * lock's own safety rests on the usual Redlock assumptions (bounded clock-rate drift, the
- * quarantine covering the longest lease of any client).
+ * quarantine covering the longest lease of any client). A configured quarantine enforces that for
+ * this client: a longer lease or extension is refused with an {@link IllegalArgumentException}. The
+ * default quarantine, this client's longest lease, cannot know other clients' leases ({@link
+ * Quarantine}).
  *
  * <p>Thread-safe; one instance may be shared by any number of threads.
  */
@@ -122,7 +126,10 @@ final class RedlockLock extends AbstractFencedLock {
     @Override
     protected Optional<? extends AbstractLease> doAcquire(LeaseRequest request) throws InterruptedException {
         MonotonicClock clock = runtime().clock();
-        provider.quarantine().noteLease(request.leaseTime());
+        provider.quarantine()
+                .noteLease(
+                        request.leaseTime(),
+                        (request.autoRenew() ? "lease time" : "fixed lease") + " of lock '" + name() + "'");
         Handoff.Registration waiting = null;
         try {
             while (true) {
@@ -214,9 +221,13 @@ final class RedlockLock extends AbstractFencedLock {
         Votes votes = new Votes(replies.length);
         for (int i = 0; i < replies.length; i++) {
             NodeReply reply = replies[i];
-            RuntimeException excluded = reply.ok() ? exclusion(i, reply, attemptStart, now) : reply.failure();
+            if (!reply.ok()) {
+                votes.failed(provider.nodes().get(i).name(), reply.failure());
+                continue;
+            }
+            NodeQuarantinedException excluded = exclusion(i, reply, attemptStart, now);
             if (excluded != null) {
-                votes.failed(provider.nodes().get(i).name(), excluded);
+                votes.excluded(provider.nodes().get(i).name(), excluded);
                 continue;
             }
             try {
@@ -350,7 +361,7 @@ final class RedlockLock extends AbstractFencedLock {
         @Override
         protected Optional<Duration> doExtend(Duration leaseTime) {
             MonotonicClock clock = runtime().clock();
-            provider.quarantine().noteLease(leaseTime);
+            provider.quarantine().noteLease(leaseTime, "extension of lock '" + lockName() + "'");
             long ttlMillis = Math.max(1, leaseTime.toMillis());
             long ttlNanos = ttlMillis * 1_000_000L;
             long start = clock.nanoTime();
@@ -358,12 +369,18 @@ final class RedlockLock extends AbstractFencedLock {
             NodeReply[] replies = callAll(Script.EXTEND, lockKey, value, bytes(Long.toString(ttlMillis)));
             long now = clock.nanoTime();
             int extended = 0;
+            int quarantined = 0;
             List<NodeFailure> failures = new ArrayList<>();
             for (int i = 0; i < replies.length; i++) {
                 NodeReply reply = replies[i];
+                NodeQuarantinedException excluded = reply.ok() ? exclusion(i, reply, start, now) : null;
                 if (!reply.ok()) {
                     failures.add(new NodeFailure(provider.nodes().get(i).name(), reply.failure()));
-                } else if (exclusion(i, reply, start, now) == null && integerOrZero(reply) == 1) {
+                } else if (excluded != null) {
+                    // a restarted node's "not held" proves nothing: it may have forgotten this grant
+                    failures.add(new NodeFailure(provider.nodes().get(i).name(), excluded));
+                    quarantined++;
+                } else if (integerOrZero(reply) == 1) {
                     extended++;
                 }
             }
@@ -377,7 +394,12 @@ final class RedlockLock extends AbstractFencedLock {
                 return Optional.empty();
             }
             throw new LockUnavailableException(
-                    lockName(), Duration.ofNanos(now - start), replies.length, quorum, failures);
+                    lockName(),
+                    Duration.ofNanos(now - start),
+                    replies.length,
+                    replies.length - failures.size() + quarantined,
+                    quorum,
+                    failures);
         }
 
         @Override

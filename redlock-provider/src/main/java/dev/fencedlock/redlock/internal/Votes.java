@@ -17,6 +17,7 @@ final class Votes {
     private int granted;
     private int accepted;
     private int taken;
+    private int excluded;
     private long highestCounter;
     private String problem;
 
@@ -44,9 +45,15 @@ final class Votes {
         taken++;
     }
 
-    /** A node gave no usable answer, or answered but does not count (restart quarantine). */
+    /** A node gave no usable answer. */
     void failed(String node, Throwable cause) {
         failures.add(new NodeFailure(node, cause));
+    }
+
+    /** A node answered, but its answer does not count (restart quarantine). */
+    void excluded(String node, NodeQuarantinedException reason) {
+        failures.add(new NodeFailure(node, reason));
+        excluded++;
     }
 
     /** Why a round that had a quorum of grants still failed, for the attempt description. */
@@ -101,6 +108,9 @@ final class Votes {
         if (taken > 0) {
             text.append("; ").append(taken).append(" held by another client");
         }
+        if (excluded > 0) {
+            text.append("; ").append(excluded).append(" in restart quarantine");
+        }
         if (!failures.isEmpty()) {
             text.append("; ").append(failures.size()).append(" did not count: ");
             for (int i = 0; i < failures.size(); i++) {
@@ -119,6 +129,7 @@ final class Votes {
      * @param elapsed the time since the acquire began, all of its wait
      */
     LockUnavailableException unavailableException(String lockName, Duration elapsed) {
-        return new LockUnavailableException(lockName, elapsed, nodes, quorum, failures);
+        return new LockUnavailableException(
+                lockName, elapsed, nodes, nodes - failures.size() + excluded, quorum, failures);
     }
 }

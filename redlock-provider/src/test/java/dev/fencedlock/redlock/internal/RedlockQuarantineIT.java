@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.fencedlock.Lease;
+import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.NodeFailure;
+import dev.fencedlock.spi.MonotonicClock;
 import dev.fencedlock.testkit.redis.RedisServers;
 import dev.fencedlock.testkit.redis.RedisServersExtension;
 import java.time.Duration;
@@ -125,6 +127,58 @@ class RedlockQuarantineIT {
                         assertThat(TestClient.reportedElapsed(e)).isGreaterThanOrEqualTo(wait);
                     });
         }
+    }
+
+    /**
+     * With a configured quarantine, a fixed lease or an extension longer than it would outlive the
+     * quarantine of a node that restarts empty under it: both are refused before any node is asked,
+     * and a held lease stays as it was.
+     */
+    @Test
+    void aConfiguredQuarantineRefusesLongerFixedLeasesAndExtensions() throws Exception {
+        RedisServers servers = redis.servers();
+        Duration quarantine = Duration.ofSeconds(2);
+        LockConfig config = TestClient.config(servers)
+                .redlockRestartQuarantine(quarantine)
+                .leaseTime(quarantine)
+                .build();
+        String name = "quarantine:covers-leases";
+        try (TestClient client = TestClient.create(config, MonotonicClock.SYSTEM, RedlockProvider.Options.DEFAULT)) {
+            assertThatThrownBy(() -> client.lock(name).acquire(Duration.ofSeconds(1), Duration.ofMinutes(5)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining(LockConfig.REDLOCK_RESTART_QUARANTINE + " 2s")
+                    .hasMessageContaining("5m");
+            for (int node = 0; node < 5; node++) {
+                assertThat(TestClient.lockValue(servers, node, name))
+                        .as("no node was asked")
+                        .isNull();
+            }
+            // the nodes may have just been restarted by another test: wait out their quarantine
+            try (Lease lease = client.lock(name)
+                    .tryAcquire(OUTLAST_QUARANTINE, quarantine)
+                    .orElseThrow(() -> new AssertionError("never granted"))) {
+                assertThatThrownBy(() -> lease.extend(Duration.ofMinutes(10)))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining(LockConfig.REDLOCK_RESTART_QUARANTINE + " 2s")
+                        .hasMessageContaining("10m");
+                assertThat(lease.isValid()).isTrue();
+                lease.extend(quarantine);
+                assertThat(lease.isValid()).isTrue();
+            }
+        }
+    }
+
+    /** A client whose lease time exceeds the configured quarantine is refused at creation. */
+    @Test
+    void aLeaseTimeLongerThanTheConfiguredQuarantineIsRefusedAtCreation() {
+        LockConfig config = TestClient.config(redis.servers())
+                .redlockRestartQuarantine(Duration.ofSeconds(30))
+                .leaseTime(Duration.ofMinutes(5))
+                .build();
+        assertThatThrownBy(() -> LockClient.create(config))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(LockConfig.LEASE_TIME + " 5m")
+                .hasMessageContaining(LockConfig.REDLOCK_RESTART_QUARANTINE + " 30s");
     }
 
     /** Acquires and releases a lock of its own, which needs all of nodes 1-3 while 4 and 5 are down. */
