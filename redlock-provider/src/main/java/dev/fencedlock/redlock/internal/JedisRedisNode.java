@@ -4,6 +4,7 @@ import dev.fencedlock.RedisNodeAddress;
 import dev.fencedlock.spi.MonotonicClock;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.NoSuchElementException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -32,7 +33,8 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * One Redis master reached through a Jedis connection pool.
  *
  * <p>The fast path runs on the caller's thread: when the pool has an idle connection, {@link #send}
- * writes {@code EVALSHA} and returns; {@link Pending#await()} reads the reply with a socket timeout
+ * takes it (never opening one on the caller, even when another caller took the last idle one
+ * first), writes {@code EVALSHA} and returns; {@link Pending#await()} reads the reply with a socket timeout
  * of what is left of the node timeout. No thread hand-off, so N nodes cost N writes and N reads.
  *
  * <p>When no connection is idle (start-up, more concurrent callers than connections, or after a
@@ -121,13 +123,13 @@ final class JedisRedisNode implements RedisNode {
     @Override
     public Pending send(Script script, byte[][] keys, byte[][] args) {
         long sentAt = System.nanoTime();
-        if (pool.getNumIdle() > 0) {
-            NodeConnection connection;
-            try {
-                connection = borrow();
-            } catch (RuntimeException e) {
-                return () -> NodeReply.failed(e);
-            }
+        NodeConnection connection;
+        try {
+            connection = borrowIdle();
+        } catch (RuntimeException e) {
+            return () -> NodeReply.failed(e);
+        }
+        if (connection != null) {
             try {
                 connection.sendScript(script, keys, args);
             } catch (JedisConnectionException e) {
@@ -157,6 +159,30 @@ final class JedisRedisNode implements RedisNode {
     /** A connection outside the pool, for a subscriber that keeps it for itself. */
     Connection openDedicatedConnection() {
         return new Connection(sockets, config);
+    }
+
+    /**
+     * An idle connection, or null if none is idle at this moment. Never opens a connection and never
+     * waits: another caller may take the last idle connection between the pool's idle count and the
+     * borrow, and the pool would then open one on this thread, holding up the sends to the other
+     * nodes for a connect and a handshake.
+     */
+    private NodeConnection borrowIdle() {
+        if (pool.getNumIdle() == 0) {
+            return null;
+        }
+        Factory.IDLE_ONLY.set(Boolean.TRUE);
+        try {
+            return (NodeConnection) pool.borrowObject(Duration.ZERO);
+        } catch (NoSuchElementException | NoIdleConnection e) {
+            return null;
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new JedisConnectionException(e.getMessage(), e);
+        } finally {
+            Factory.IDLE_ONLY.remove();
+        }
     }
 
     private NodeConnection borrow() {
@@ -353,8 +379,20 @@ final class JedisRedisNode implements RedisNode {
         }
     }
 
+    /** Thrown by the factory instead of opening a connection on a thread that wants idle ones only. */
+    private static final class NoIdleConnection extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NoIdleConnection() {
+            super("no idle connection", null, false, false);
+        }
+    }
+
     /** Opens, probes, validates and closes pooled connections. */
     private static final class Factory implements PooledObjectFactory<Connection> {
+        /** Set while the current thread borrows idle connections only ({@link #borrowIdle()}). */
+        static final ThreadLocal<Boolean> IDLE_ONLY = new ThreadLocal<>();
+
         private final JedisSocketFactory sockets;
         private final JedisClientConfig config;
         private final MonotonicClock clock;
@@ -367,6 +405,9 @@ final class JedisRedisNode implements RedisNode {
 
         @Override
         public PooledObject<Connection> makeObject() {
+            if (IDLE_ONLY.get() != null) {
+                throw new NoIdleConnection();
+            }
             NodeConnection connection = new NodeConnection(sockets, config);
             try {
                 connection.probeAndLoad(clock);
