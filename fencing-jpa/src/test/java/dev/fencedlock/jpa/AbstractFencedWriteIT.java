@@ -7,8 +7,6 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
-import dev.fencedlock.LockClient;
-import dev.fencedlock.LockConfig;
 import dev.fencedlock.internal.local.LocalLockTable;
 import dev.fencedlock.jpa.StaleFencingTokenException.Reason;
 import jakarta.persistence.EntityManager;
@@ -39,8 +37,10 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The fencing guarantees of {@code fencing-jpa} against a real database, with real transactions
  * and real lock leases from the in-process {@code local} backend. Each subclass runs the same tests
- * on one database. Ordering between the holders is fixed with latches; the only waiting on time
- * is for a short fixed lease to expire, observed through its loss notification.
+ * on one database, with the lock fence off ({@link AbstractLockFenceIT} runs them with it on).
+ * Ordering between the holders is fixed with latches. No test waits for time to pass: a lease
+ * expires when the test moves the leases' clock past its end ({@link TestLocks#expire}), so the
+ * steps before the expiry run under a lease that cannot run out, however slow the machine.
  *
  * <p>"Holder n" is the holder of the lease with the n-th token in the story of the issue: holder
  * 5's lease is older than holder 6's.
@@ -48,14 +48,15 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractFencedWriteIT {
     private static final Duration WAIT = Duration.ofSeconds(10);
-    private static final Duration SHORT_LEASE = Duration.ofMillis(150);
+    /** Longer than any test; leases end early only through {@link TestLocks#expire} or a forced release. */
     private static final Duration LONG_LEASE = Duration.ofMinutes(2);
+
     private static final int ROUNDS = 20;
 
     private final AtomicLong ids = new AtomicLong(1000);
     private TestDatabase db;
     private EntityManagerFactory emf;
-    private LockClient client;
+    private TestLocks locks;
     private ExecutorService executor;
 
     protected abstract TestDatabase.Kind kind();
@@ -64,14 +65,14 @@ abstract class AbstractFencedWriteIT {
     void openDatabase() {
         db = TestDatabase.open(kind());
         emf = db.factory();
-        client = LockClient.create(LockConfig.builder().backend("local").build());
+        locks = new TestLocks();
         executor = Executors.newCachedThreadPool();
     }
 
     @AfterAll
     void closeDatabase() {
         executor.shutdownNow();
-        client.close();
+        locks.close();
         db.close();
     }
 
@@ -82,12 +83,11 @@ abstract class AbstractFencedWriteIT {
     void a_writeAfterTheLeaseExpiredIsRefused() throws Exception {
         long id = newItem(10);
         FencedLock lock = newLock();
-        Lease lease5 = lock.acquire(WAIT, SHORT_LEASE);
-        CountDownLatch lost5 = lossOf(lease5);
+        Lease lease5 = lock.acquire(WAIT, LONG_LEASE);
         long token6;
         try (Holder holder5 = new Holder(lease5)) {
             Item item5 = holder5.em.find(Item.class, id);
-            await(lost5, "lease 5 expired");
+            locks.expire(lease5);
 
             token6 = inOtherThread(() -> take(lock, id, 3));
 
@@ -145,8 +145,7 @@ abstract class AbstractFencedWriteIT {
         List<String> outcomes = new ArrayList<>();
         for (int round = 0; round < ROUNDS; round++) {
             boolean expire = round % 2 == 0;
-            Lease lease5 = lock.acquire(WAIT, expire ? SHORT_LEASE : LONG_LEASE);
-            CountDownLatch lost5 = lossOf(lease5);
+            Lease lease5 = lock.acquire(WAIT, LONG_LEASE);
             CountDownLatch holder6Read = new CountDownLatch(1);
             Future<Outcome> holder6;
             Outcome holder5;
@@ -154,7 +153,7 @@ abstract class AbstractFencedWriteIT {
                 h5.em.find(Item.class, id).take(1);
                 h5.em.flush();
                 if (expire) {
-                    await(lost5, "lease 5 expired");
+                    locks.expire(lease5);
                 } else {
                     LocalLockTable.SHARED.forceRelease(lock.name());
                 }
@@ -270,11 +269,10 @@ abstract class AbstractFencedWriteIT {
     @Test
     void e_deleteAfterTheLeaseExpiredIsRefused() throws Exception {
         long id = newItem(10);
-        Lease lease5 = newLock().acquire(WAIT, SHORT_LEASE);
-        CountDownLatch lost5 = lossOf(lease5);
+        Lease lease5 = newLock().acquire(WAIT, LONG_LEASE);
         try (Holder holder5 = new Holder(lease5)) {
             holder5.em.remove(holder5.em.find(Item.class, id));
-            await(lost5, "lease 5 expired");
+            locks.expire(lease5);
             refused(holder5.em::flush, Reason.LEASE_NOT_VALID);
         }
         assertThat(quantityOf(id)).isEqualTo(10);
@@ -354,12 +352,11 @@ abstract class AbstractFencedWriteIT {
     @Test
     void commitAfterTheLeaseExpiredIsRefusedAndRolledBack() throws Exception {
         long id = newItem(10);
-        Lease lease = newLock().acquire(WAIT, SHORT_LEASE);
-        CountDownLatch lost = lossOf(lease);
+        Lease lease = newLock().acquire(WAIT, LONG_LEASE);
         try (Holder holder = new Holder(lease)) {
             holder.em.find(Item.class, id).take(1);
             holder.em.flush();
-            await(lost, "lease expired");
+            locks.expire(lease);
             assertThatThrownBy(() -> holder.em.getTransaction().commit())
                     .isInstanceOf(RollbackException.class)
                     .satisfies(failure -> assertThat(StaleFencingTokenException.findIn(failure))
@@ -634,7 +631,7 @@ abstract class AbstractFencedWriteIT {
     }
 
     private FencedLock newLock() {
-        return client.lock("fencing-jpa/" + kind() + "/" + UUID.randomUUID());
+        return locks.lock("fencing-jpa/" + kind() + "/" + UUID.randomUUID());
     }
 
     private long newItem(int quantity) {
@@ -649,12 +646,6 @@ abstract class AbstractFencedWriteIT {
 
     private Long fenceOf(long id) {
         return db.queryLong("SELECT fence FROM fenced_item WHERE id = ?", id);
-    }
-
-    private static CountDownLatch lossOf(Lease lease) {
-        CountDownLatch lost = new CountDownLatch(1);
-        lease.onLost((l, cause) -> lost.countDown());
-        return lost;
     }
 
     private static void await(CountDownLatch latch, String what) throws InterruptedException {
