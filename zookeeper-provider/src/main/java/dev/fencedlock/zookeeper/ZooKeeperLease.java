@@ -151,12 +151,13 @@ final class ZooKeeperLease extends AbstractLease {
         OptionalLong sentNanos;
         try {
             if (waitNanos <= 0) {
-                throw provider.unavailable(
-                        lockName(),
-                        callNanos,
-                        new TimeoutException("the lease's validity ran out before its ownership could be checked"));
+                throw tooLate(callNanos, "the lease's validity ran out before its ownership could be checked");
             }
             sentNanos = provider.ownedSince(lockName(), nodePath, sessionId, token(), waitNanos);
+            if (sentNanos.isPresent() && remaining().isZero()) {
+                // However the waiting thread was scheduled: an answer after the end revives nothing.
+                throw tooLate(callNanos, "the server's answer came after the lease's validity ran out");
+            }
         } catch (RuntimeException e) {
             if (!autoRenewing()) {
                 scheduleRetry();
@@ -179,6 +180,10 @@ final class ZooKeeperLease extends AbstractLease {
             scheduleNextCheck();
         }
         return Optional.of(Duration.ofNanos(validUntilNanos - callNanos));
+    }
+
+    private RuntimeException tooLate(long startNanos, String what) {
+        return provider.unavailable(lockName(), startNanos, new TimeoutException(what));
     }
 
     /**

@@ -124,23 +124,14 @@ class SilentServerIT {
      * More leases than the lease scheduler has threads, all renewing while the server is silent.
      * Each renewal waits at most until its lease's validity runs out, so every lease is reported
      * lost by its own expiry while the connection is still up, not later, when the client gives
-     * the connection up. The answers the server sends once it speaks again revive none of them.
+     * the connection up.
      */
     @Test
-    void renewalsWithoutAnswerLetTheLeasesRunOutOnTimeAndLateAnswersReviveNone() throws Exception {
+    void renewalsWithoutAnswerLetEveryLeaseRunOutOnTime() throws Exception {
         connect(Duration.ofSeconds(1));
-        int count = Math.max(2, Runtime.getRuntime().availableProcessors()) + 1;
-        List<Lease> leases = new ArrayList<>();
         List<String> reasons = Collections.synchronizedList(new ArrayList<>());
-        CountDownLatch lost = new CountDownLatch(count);
-        for (int i = 0; i < count; i++) {
-            Lease lease = a.lock(lockName + ":" + i).acquire(Duration.ofSeconds(10));
-            lease.onLost((l, cause) -> {
-                reasons.add(cause.getMessage());
-                lost.countDown();
-            });
-            leases.add(lease);
-        }
+        CountDownLatch lost = new CountDownLatch(moreLeasesThanThreads());
+        List<Lease> leases = acquireAll(moreLeasesThanThreads(), reasons, lost);
 
         proxy.stall();
         await(lost, "every lease reported lost while the server was silent");
@@ -149,20 +140,75 @@ class SilentServerIT {
                 .isZero();
         proxy.resume();
 
-        awaitEveryHeldBackAnswer();
-        assertThat(reasons)
-                .hasSize(count)
-                .allSatisfy(reason -> assertThat(reason).doesNotContain("ZooKeeper connection was"));
+        assertThat(reasons).allSatisfy(reason -> assertThat(reason).doesNotContain("ZooKeeper connection was"));
         for (Lease lease : leases) {
-            assertThat(lease.isValid()).isFalse();
-            assertThat(lease.remaining()).isEqualTo(Duration.ZERO);
-            assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(1))).isInstanceOf(LeaseLostException.class);
             awaitDeleted(observer, ((ZooKeeperLease) lease).nodePath());
         }
         assertNeverReconnected();
         try (Lease next = a.lock(lockName + ":0").acquire(Duration.ofSeconds(10))) {
             assertThat(next.token()).isGreaterThan(leases.get(0).token());
         }
+    }
+
+    /**
+     * The server stays silent until every lease's validity has run out, then answers every
+     * renewal it held back: the answers prove that the nodes were there when the renewals were
+     * sent, but they come too late. No lease is valid again at any moment, and each is reported
+     * lost. The lease time (3 s) leaves a renewal two seconds between its send and the end of
+     * validity, less than the five it may wait for an answer, so an implementation that took a
+     * late answer would make its lease valid again for up to a second.
+     */
+    @Test
+    void answersThatComeAfterValidityRanOutReviveNoLease() throws Exception {
+        connect(Duration.ofSeconds(3));
+        List<String> reasons = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch lost = new CountDownLatch(moreLeasesThanThreads());
+        List<Lease> leases = acquireAll(moreLeasesThanThreads(), reasons, lost);
+
+        proxy.stall();
+        for (Lease lease : leases) {
+            for (Duration left = lease.remaining(); !left.isZero(); left = lease.remaining()) {
+                Thread.sleep(left.toMillis() + 1); // let the lease's validity run out
+            }
+        }
+        proxy.resume();
+
+        long deadline = System.nanoTime() + ZooKeeperTestSupport.EVENT_TIMEOUT.toNanos();
+        do {
+            for (Lease lease : leases) {
+                assertThat(lease.isValid())
+                        .as("a lease whose validity ran out, once the held-back answers arrive")
+                        .isFalse();
+            }
+            assertThat(System.nanoTime() - deadline < 0)
+                    .as("every lease reported lost within %s", ZooKeeperTestSupport.EVENT_TIMEOUT)
+                    .isTrue();
+        } while (!lost.await(1, TimeUnit.MILLISECONDS));
+        awaitEveryHeldBackAnswer();
+        for (Lease lease : leases) {
+            assertThat(lease.isValid()).isFalse();
+            assertThat(lease.remaining()).isEqualTo(Duration.ZERO);
+            assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(1))).isInstanceOf(LeaseLostException.class);
+        }
+        assertThat(reasons).allSatisfy(reason -> assertThat(reason).doesNotContain("ZooKeeper connection was"));
+    }
+
+    /** One more lease than the lease scheduler has threads (see LeaseRuntime). */
+    private static int moreLeasesThanThreads() {
+        return Math.max(2, Runtime.getRuntime().availableProcessors()) + 1;
+    }
+
+    private List<Lease> acquireAll(int count, List<String> reasons, CountDownLatch lost) throws Exception {
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Lease lease = a.lock(lockName + ":" + i).acquire(Duration.ofSeconds(10));
+            lease.onLost((l, cause) -> {
+                reasons.add(cause.getMessage());
+                lost.countDown();
+            });
+            leases.add(lease);
+        }
+        return leases;
     }
 
     /**

@@ -181,25 +181,28 @@ class ZooKeeperLockIT {
     }
 
     /**
-     * A connection interruption that arrives after the recipe granted the lock, but before the
-     * lease is handed out, revokes the lease at once. Such a grant is thrown away (its node
-     * deleted) and the acquisition goes on; the caller never sees a lease that is lost before it
-     * has it, and the client does not count it as held.
+     * A connection interruption that arrives after the recipe granted the lock and the grant was
+     * checked, but before the lease is handed out, revokes the lease at once. Such a grant is
+     * thrown away (its node deleted) and the acquisition goes on: the caller never gets a lease
+     * that is lost before it has it, and the client does not count one as held. The watch here
+     * delivers a SUSPENDED just after the acquisition read its interruption count for the check,
+     * which therefore sees none.
      */
     @Test
     void grantRevokedBeforeItIsHandedOutIsDiscardedAndNotCounted() throws Exception {
         AtomicBoolean interrupted = new AtomicBoolean();
-        ConnectionWatch interruptOnFirstGrant = new ConnectionWatch() {
+        ConnectionWatch interruptAfterTheCheck = new ConnectionWatch() {
             @Override
-            void track(ZooKeeperLease lease) {
-                super.track(lease);
-                if (interrupted.compareAndSet(false, true)) {
+            long interruptions() {
+                long count = super.interruptions();
+                if (tracked() > 0 && interrupted.compareAndSet(false, true)) {
                     stateChanged(null, ConnectionState.SUSPENDED);
                 }
+                return count;
             }
         };
         LockConfig config = ZooKeeperTestSupport.config(server.getConnectString(), Duration.ofSeconds(10));
-        try (TestClient c = ZooKeeperTestSupport.client(config, interruptOnFirstGrant)) {
+        try (TestClient c = ZooKeeperTestSupport.client(config, interruptAfterTheCheck)) {
             Lease lease = c.lock(lockName).acquire(Duration.ofSeconds(10));
             assertThat(interrupted).isTrue();
             assertThat(lease.isValid()).isTrue();
