@@ -176,12 +176,20 @@ public final class LockConfig {
         List<String> nodes = new ArrayList<>();
         for (String part : value.split(",", -1)) {
             if (part.isBlank()) {
-                throw new IllegalArgumentException(REDLOCK_NODES + " has an empty entry in '"
-                        + RedisNodeAddress.mask(value) + "'; expected comma-separated redis:// URIs");
+                throw new IllegalArgumentException(REDLOCK_NODES + " has an empty entry in '" + maskEach(value)
+                        + "'; expected comma-separated redis:// URIs");
             }
             nodes.add(part.trim());
         }
         return nodes;
+    }
+
+    private static String maskEach(String commaSeparated) {
+        StringBuilder masked = new StringBuilder();
+        for (String part : commaSeparated.split(",", -1)) {
+            masked.append(masked.length() == 0 ? "" : ",").append(RedisNodeAddress.mask(part));
+        }
+        return masked.toString();
     }
 
     private static double parseFactor(String value) {

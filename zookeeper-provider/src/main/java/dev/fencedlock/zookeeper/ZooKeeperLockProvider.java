@@ -19,7 +19,6 @@ import org.apache.curator.CuratorConnectionLossException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.utils.PathUtils;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,7 +95,7 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     @Override
     public FencedLock lock(String name) {
-        return new ZooKeeperFencedLock(name, ZKPaths.makePath(basePath, ZNodeNames.encode(name)), this);
+        return new ZooKeeperFencedLock(name, ZooKeeperLocks.lockPath(basePath, name), this);
     }
 
     CuratorFramework curator() {

@@ -2,10 +2,12 @@ package dev.fencedlock.zookeeper;
 
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.LockNames;
 import dev.fencedlock.spi.LockClients;
 import java.util.Objects;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.utils.ZKPaths;
 
 /**
  * Creates {@link LockClient}s on a {@link CuratorFramework} that the application already has,
@@ -28,6 +30,18 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
  */
 public final class ZooKeeperLocks {
     private ZooKeeperLocks() {}
+
+    /**
+     * The znode under which the lock {@code lockName} keeps its contenders' nodes, for operators and
+     * tools that inspect or repair locks: {@code basePath} plus the lock name encoded as one znode
+     * name. The node with the lowest sequence suffix among its children holds the lock.
+     *
+     * @throws IllegalArgumentException if the lock name is not acceptable (see {@link
+     *     dev.fencedlock.LockNames})
+     */
+    public static String lockPath(String basePath, String lockName) {
+        return ZKPaths.makePath(basePath, ZNodeNames.encode(LockNames.requireValid(lockName)));
+    }
 
     /** A client with the default configuration (lease time 30s, base path {@code /fencedlock}). */
     public static LockClient newClient(CuratorFramework curator) {

@@ -104,6 +104,20 @@ final class InventoryDatabase implements AutoCloseable {
         return "sku-" + (index + 1);
     }
 
+    /** The fence value the row of {@code sku} holds now, as committed. */
+    long fence(String sku) throws SQLException {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement query = connection.prepareStatement("SELECT fence FROM inventory WHERE sku = ?")) {
+            query.setString(1, sku);
+            try (ResultSet row = query.executeQuery()) {
+                if (!row.next()) {
+                    throw new IllegalStateException("No stock row for " + sku);
+                }
+                return row.getLong(1);
+            }
+        }
+    }
+
     /** Stock and orders as the database holds them now. */
     Snapshot snapshot() throws SQLException {
         try (Connection connection = dataSource.getConnection();

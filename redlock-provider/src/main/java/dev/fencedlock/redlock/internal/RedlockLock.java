@@ -45,9 +45,10 @@ import java.util.concurrent.ThreadLocalRandom;
  *       client, after a short random delay (under 10 ms) for a release announced by another client.
  *       A split vote (some grants, no quorum, every node answering) also retries after a short random
  *       delay; until the client's subscription to the lock's release channel is confirmed, the delay
- *       is at most about 50 ms. When the wait is spent and the last attempt lacked a quorum of
- *       counting answers, the caller gets a {@link LockUnavailableException} naming each node's
- *       cause, else an empty result.
+ *       is at most about 50 ms. Nodes that are unreachable or in their restart quarantine are no
+ *       reason to stop early: attempts go on until the wait is spent. Then, if the last attempt
+ *       lacked a quorum of counting answers, the caller gets a {@link LockUnavailableException}
+ *       naming each node's cause and the time since the acquire began; else an empty result.
  * </ol>
  *
  * <p><b>Extend</b>: {@code extend.lua} (compare-and-pexpire) on all nodes; the extension counts only
@@ -126,7 +127,6 @@ final class RedlockLock extends AbstractFencedLock {
         try {
             while (true) {
                 long releasesBefore = provider.handoff().localReleases();
-                long attemptStart = clock.nanoTime();
                 Attempt attempt = attempt(request);
                 if (attempt.lease != null) {
                     return Optional.of(attempt.lease);
@@ -139,7 +139,9 @@ final class RedlockLock extends AbstractFencedLock {
                 long waitLeft = request.remainingWaitNanos(now);
                 if (waitLeft <= 0) {
                     if (attempt.votes.unavailable()) {
-                        throw attempt.votes.unavailableException(name(), Duration.ofNanos(now - attemptStart));
+                        // the whole wait, not the last attempt: quarantined or unreachable nodes may
+                        // have kept every attempt of the wait from counting
+                        throw attempt.votes.unavailableException(name(), Duration.ofNanos(now - request.startNanos()));
                     }
                     return Optional.empty();
                 }

@@ -113,6 +113,11 @@ final class Votes {
         return text.toString();
     }
 
+    /**
+     * The failure of an acquire whose last round was this one.
+     *
+     * @param elapsed the time since the acquire began, all of its wait
+     */
     LockUnavailableException unavailableException(String lockName, Duration elapsed) {
         return new LockUnavailableException(lockName, elapsed, nodes, quorum, failures);
     }

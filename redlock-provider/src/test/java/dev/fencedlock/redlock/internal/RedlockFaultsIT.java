@@ -171,6 +171,9 @@ class RedlockFaultsIT {
                             assertThat(e.nodeFailures().get(i).node()).isEqualTo(down.uri() + "/0");
                         }
                         assertThat(e).hasMessageContaining("faults:unreachable").hasMessageContaining("3 needed");
+                        assertThat(TestClient.reportedElapsed(e))
+                                .as("the whole wait, not the last attempt")
+                                .isGreaterThanOrEqualTo(Duration.ofMillis(300));
                     });
             assertThat(RedlockKeys.lockKey("faults:unreachable")).isNotNull();
         }

@@ -2,6 +2,7 @@ package dev.fencedlock.redlock.internal;
 
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.redlock.RedlockKeys;
 import dev.fencedlock.spi.LeaseRuntime;
 import dev.fencedlock.spi.MonotonicClock;
@@ -9,6 +10,8 @@ import dev.fencedlock.testkit.redis.RedisServerProcess;
 import dev.fencedlock.testkit.redis.RedisServers;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A redlock client for the tests of this package, built below {@code LockClient} so that tests can
@@ -18,6 +21,8 @@ import java.util.Collection;
 final class TestClient implements AutoCloseable {
     /** Set as the lock value on nodes a test wants taken by "someone else". */
     static final String FOREIGN = "held-by-another-client";
+
+    private static final Pattern REPORTED_ELAPSED = Pattern.compile("unavailable after (\\d+) ms");
 
     private final LeaseRuntime runtime;
     private final RedlockProvider provider;
@@ -47,6 +52,15 @@ final class TestClient implements AutoCloseable {
                 .redlockRestartQuarantine(Duration.ofNanos(1))
                 .redlockNodeTimeout(Duration.ofSeconds(2))
                 .leaseTime(Duration.ofSeconds(10));
+    }
+
+    /** The elapsed time a {@link LockUnavailableException} names in its message. */
+    static Duration reportedElapsed(LockUnavailableException e) {
+        Matcher matcher = REPORTED_ELAPSED.matcher(e.getMessage());
+        if (!matcher.find()) {
+            throw new AssertionError("no elapsed time in: " + e.getMessage());
+        }
+        return Duration.ofMillis(Long.parseLong(matcher.group(1)));
     }
 
     FencedLock lock(String name) {
