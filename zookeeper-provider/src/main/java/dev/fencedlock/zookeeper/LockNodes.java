@@ -21,12 +21,12 @@ import org.slf4j.LoggerFactory;
  * server: a lease check while disconnected has its answer already (the connection watch revokes
  * the lease), and a check or release runs on the lease scheduler, whose few threads every lease of
  * the client shares, or on a caller's thread. So each operation fails at once when there is no
- * connection, and otherwise waits for the server's answer only for a bounded time, a fraction of
- * the session timeout ({@link SessionBound#requestTimeoutNanos}), not for the read timeout of the
- * ZooKeeper client (two thirds of it) or for as long as a retry policy allows. Requests are sent
- * with the asynchronous API, so giving up on an answer leaves no thread behind. Only deletion
- * falls back to Curator's background retries. Paths are relative to the Curator namespace, as
- * Curator's own operations take them.
+ * connection, and otherwise waits for the server's answer only as long as its caller says, at
+ * most a fraction of the session timeout ({@link SessionBound#requestTimeoutNanos}), never for the
+ * read timeout of the ZooKeeper client (two thirds of it) or for as long as a retry policy allows.
+ * Requests are sent with the asynchronous API, so giving up on an answer leaves no thread behind.
+ * Only deletion falls back to Curator's background retries. Paths are relative to the Curator
+ * namespace, as Curator's own operations take them.
  *
  * <p>Thread-safety: thread-safe (stateless besides the client).
  */
@@ -93,32 +93,60 @@ final class LockNodes {
     }
 
     /**
-     * Deletes a lock node. The first try is one request on the raw handle, the cheapest way,
-     * awaited for at most {@link SessionBound#requestTimeoutNanos a fraction of the session
-     * timeout}. If it fails or takes longer (no connection, a lost reply, a slow server), the node
-     * is handed to Curator's guaranteed delete, which retries in the background until the deletion
-     * succeeds or the session ends (which deletes the node too). So a release that fails never
-     * strands a node that would block this client's later acquisitions of the same lock while its
-     * session lives on (the CURATOR-678 class of bugs), and never holds its caller for long. A node
-     * that is already gone is fine; a first request still in flight when the fallback starts is
-     * harmless, as the node's protected name is never reused.
+     * Deletes a lock node. The first try is one request on the raw handle, the cheapest way; this
+     * method waits for its answer at most {@code waitNanos}, so that a caller who needs the lock
+     * free when it returns (closing a lease) usually has it, and no caller is held for long by a
+     * slow server. If the request fails (no connection, a lost reply, the session gone), whenever
+     * that becomes known, the node is handed to Curator's guaranteed delete, which retries in the
+     * background until the deletion succeeds or the session ends (which deletes the node too). So a
+     * release that fails never strands a node that would block this client's later acquisitions
+     * of the same lock while its session lives on (the CURATOR-678 class of bugs). A node that is
+     * already gone is fine. Requests of one session are served in order, so a later acquisition
+     * by this client never overtakes the deletion.
      *
+     * @param waitNanos how long to wait for the server's answer; 0 not to wait
      * @throws IllegalStateException if the client is closed, so the deletion cannot even be queued
      */
-    void delete(String nodePath) {
+    void delete(String nodePath, long waitNanos) {
+        ZooKeeper zooKeeper;
         try {
-            ZooKeeper zooKeeper = connectedHandle();
-            CompletableFuture<Void> answer = new CompletableFuture<>();
-            zooKeeper.delete(inNamespace(nodePath), -1, (rc, path, ctx) -> settle(answer, rc, path, null), null);
-            await(answer, SessionBound.requestTimeoutNanos(zooKeeper.getSessionTimeout()));
-            return;
+            zooKeeper = connectedHandle();
         } catch (KeeperException e) {
-            log.debug("Deleting lock node {} failed ({}); retrying in the background", nodePath, e.code());
+            deleteInBackground(nodePath, e.code());
+            return;
+        }
+        CompletableFuture<Void> answer = new CompletableFuture<>();
+        zooKeeper.delete(
+                inNamespace(nodePath),
+                -1,
+                (rc, path, ctx) -> {
+                    KeeperException.Code code = KeeperException.Code.get(rc);
+                    if (code != KeeperException.Code.OK && code != KeeperException.Code.NONODE) {
+                        try {
+                            deleteInBackground(nodePath, code);
+                        } catch (IllegalStateException e) {
+                            log.debug("Lock node {} is left to its session's end: {}", nodePath, e.toString());
+                        }
+                    }
+                    answer.complete(null);
+                },
+                null);
+        if (waitNanos <= 0) {
+            return;
+        }
+        try {
+            answer.get(waitNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            log.debug("Deleting lock node {} got no answer in time; retrying in the background", nodePath);
+            log.debug("No answer yet to the deletion of lock node {}; it goes on in the background", nodePath);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("unexpected failure of a ZooKeeper request", e.getCause());
         }
+    }
+
+    private void deleteInBackground(String nodePath, KeeperException.Code firstTry) {
+        log.debug("Deleting lock node {} failed ({}); retrying in the background", nodePath, firstTry);
         try {
             curator.delete().quietly().guaranteed().inBackground().forPath(nodePath);
         } catch (Exception e) {
@@ -139,19 +167,17 @@ final class LockNodes {
         return false;
     }
 
-    /** Completes {@code answer} from a reply; a missing node is an answer too, null. */
-    private static <T> void settle(CompletableFuture<T> answer, int rc, String path, T value) {
+    /** Completes {@code answer} from a reply to a read; a missing node is an answer too, null. */
+    private static void settle(CompletableFuture<Stat> answer, int rc, String path, Stat stat) {
         KeeperException.Code code = KeeperException.Code.get(rc);
-        if (code == KeeperException.Code.OK) {
-            answer.complete(value);
-        } else if (code == KeeperException.Code.NONODE) {
-            answer.complete(null);
+        if (code == KeeperException.Code.OK || code == KeeperException.Code.NONODE) {
+            answer.complete(stat);
         } else {
             answer.completeExceptionally(KeeperException.create(code, path));
         }
     }
 
-    private static <T> T await(CompletableFuture<T> answer, long waitNanos)
+    private static Stat await(CompletableFuture<Stat> answer, long waitNanos)
             throws KeeperException, InterruptedException, TimeoutException {
         try {
             return answer.get(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);

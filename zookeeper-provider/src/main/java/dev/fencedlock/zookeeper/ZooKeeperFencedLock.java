@@ -149,7 +149,7 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
             lease.startChecks();
             return Optional.of(lease);
         } catch (InterruptedException e) {
-            provider.nodes().delete(nodePath);
+            provider.nodes().delete(nodePath, 0);
             throw e;
         } catch (KeeperException | TimeoutException | RuntimeException e) {
             provider.discardGrant(name(), nodePath, "the grant could not be confirmed: " + e);

@@ -187,15 +187,20 @@ final class ZooKeeperLease extends AbstractLease {
     }
 
     /**
-     * Deletes this lease's own lock node, never another. Deletion is guaranteed: if it cannot reach
-     * the server now, or the server is slow to answer, Curator keeps retrying in the background, so
-     * a failed release never leaves a node that would block this client's own later acquisitions.
+     * Deletes this lease's own lock node, never another. Deletion is guaranteed: if the request
+     * fails, Curator keeps retrying in the background, so a failed release never leaves a node
+     * that would block this client's own later acquisitions. A lease being closed waits for the
+     * server's answer, so that the lock is usually free for other clients when {@link #close()}
+     * returns, but no longer than a fraction of the session timeout. The release of a lost lease
+     * runs on the lease scheduler and does not wait at all: a silent server must not keep those
+     * few threads from the other leases' renewals and expiries (this client's own later requests
+     * are served after the deletion anyway).
      */
     @Override
     protected void doRelease() {
         cancelChecks();
         provider.watch().untrack(this);
-        provider.nodes().delete(nodePath);
+        provider.nodes().delete(nodePath, isClosed() ? SessionBound.requestTimeoutNanos(sessionTimeoutMs) : 0);
     }
 
     /**

@@ -183,10 +183,13 @@ final class ZooKeeperLockProvider implements LockProvider {
         }
     }
 
-    /** Throws away a grant that must not be handed out, deleting its node. */
+    /**
+     * Throws away a grant that must not be handed out, deleting its node. Does not wait for the
+     * deletion: the next attempt's requests go out on the same session, after it.
+     */
     void discardGrant(String lockName, String nodePath, String reason) {
         noteDiscarded(lockName, nodePath, reason);
-        nodes.delete(nodePath);
+        nodes.delete(nodePath, 0);
     }
 
     /**
