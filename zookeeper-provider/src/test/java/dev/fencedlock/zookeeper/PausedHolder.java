@@ -9,10 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.listen.StandardListenerManager;
 import org.apache.curator.framework.state.ConnectionStateListener;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
  * A lock holder in its own JVM, for {@link ProcessPauseIT}. Arguments: connect string, lock name,
@@ -27,8 +25,8 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  *   <li>{@code RELEASE} lets the held-back events through.
  * </ul>
  *
- * <p>The lock client runs on a Curator client built here, as the provider factory builds its own,
- * except for the listener manager that can hold events back.
+ * <p>The lock client runs on a Curator client built here as the provider factory builds its own,
+ * plus the listener manager that can hold events back.
  */
 public final class PausedHolder {
     private static volatile CountDownLatch eventGate = new CountDownLatch(0);
@@ -36,17 +34,12 @@ public final class PausedHolder {
     private PausedHolder() {}
 
     public static void main(String[] args) throws Exception {
-        Duration sessionTimeout = Duration.parse(args[2]);
-        int sessionMs = (int) sessionTimeout.toMillis();
         LockConfig config = LockConfig.builder()
                 .backend(ZooKeeperProviderFactory.BACKEND)
                 .leaseTime(Duration.ofSeconds(60))
                 .build();
-        try (CuratorFramework curator = CuratorFrameworkFactory.builder()
-                .connectString(args[0])
-                .sessionTimeoutMs(sessionMs)
-                .connectionTimeoutMs(ZooKeeperProviderFactory.connectionTimeoutMillis(sessionMs))
-                .retryPolicy(new ExponentialBackoffRetry(100, 2, 1_000))
+        try (CuratorFramework curator = ZooKeeperProviderFactory.curatorBuilder(
+                        args[0], (int) Duration.parse(args[2]).toMillis())
                 .connectionStateListenerManagerFactory(
                         client -> StandardListenerManager.mappingStandard(PausedHolder::gated))
                 .build()) {

@@ -64,12 +64,9 @@ final class ZooKeeperTestSupport {
      * the factory builds its own (and closed with the lock client).
      */
     static TestClient client(LockConfig config, ConnectionWatch watch) {
-        int sessionMs = (int) config.zookeeperSessionTimeout().toMillis();
-        CuratorFramework curator = CuratorFrameworkFactory.builder()
-                .connectString(config.zookeeperConnect().orElseThrow())
-                .sessionTimeoutMs(sessionMs)
-                .connectionTimeoutMs(ZooKeeperProviderFactory.connectionTimeoutMillis(sessionMs))
-                .retryPolicy(new ExponentialBackoffRetry(100, 2, 1_000))
+        CuratorFramework curator = ZooKeeperProviderFactory.curatorBuilder(
+                        config.zookeeperConnect().orElseThrow(),
+                        (int) config.zookeeperSessionTimeout().toMillis())
                 .build();
         curator.start();
         ZooKeeperLockProvider[] provider = new ZooKeeperLockProvider[1];
