@@ -26,10 +26,12 @@ import org.apache.curator.framework.state.ConnectionStateListener;
  * flight when the connection dropped can notice and check its grant (see {@link
  * ZooKeeperFencedLock}).
  *
+ * <p>Not final only so that tests can inject an interruption at a chosen point.
+ *
  * <p>Thread-safety: thread-safe. Curator calls {@link #stateChanged} on its event thread; leases
  * are tracked from acquiring threads and untracked from any thread.
  */
-final class ConnectionWatch implements ConnectionStateListener {
+class ConnectionWatch implements ConnectionStateListener {
     private final Set<ZooKeeperLease> leases = ConcurrentHashMap.newKeySet();
     private final AtomicLong interruptions = new AtomicLong();
 

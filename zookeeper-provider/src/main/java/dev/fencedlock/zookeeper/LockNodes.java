@@ -1,5 +1,11 @@
 package dev.fencedlock.zookeeper;
 
+import dev.fencedlock.spi.MonotonicClock;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
@@ -11,12 +17,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads and deletes lock nodes with single requests on Curator's current raw ZooKeeper handle.
  *
- * <p>These are the checks and clean-ups that must not wait for a connection: a lease check while
- * disconnected has its answer already (the connection watch revokes the lease), and a release
- * must not block a caller, or a scheduler thread, for as long as a retry policy allows, which for
- * a borrowed client may be forever. So each operation fails at once when there is no connection,
- * and only deletion falls back to Curator's background retries. Paths are relative to the
- * Curator namespace, as Curator's own operations take them.
+ * <p>These are the checks and clean-ups that must not wait for a connection, nor for a slow
+ * server: a lease check while disconnected has its answer already (the connection watch revokes
+ * the lease), and a check or release runs on the lease scheduler, whose few threads every lease of
+ * the client shares, or on a caller's thread. So each operation fails at once when there is no
+ * connection, and otherwise waits for the server's answer only as long as its caller says, at
+ * most a fraction of the session timeout ({@link SessionBound#requestTimeoutNanos}), never for the
+ * read timeout of the ZooKeeper client (two thirds of it) or for as long as a retry policy allows.
+ * Requests are sent with the asynchronous API, so giving up on an answer leaves no thread behind.
+ * Only deletion falls back to Curator's background retries. Paths are relative to the Curator
+ * namespace, as Curator's own operations take them.
  *
  * <p>Thread-safety: thread-safe (stateless besides the client).
  */
@@ -24,61 +34,119 @@ final class LockNodes {
     private static final Logger log = LoggerFactory.getLogger(LockNodes.class);
 
     private final CuratorFramework curator;
+    private final MonotonicClock clock;
 
-    LockNodes(CuratorFramework curator) {
+    LockNodes(CuratorFramework curator, MonotonicClock clock) {
         this.curator = curator;
+        this.clock = clock;
     }
 
-    /** The id of the client's current session; 0 if there is none right now. */
-    long currentSessionId() {
+    /** The client's current session as far as this client knows; {@link Session#NONE} if none. */
+    Session currentSession() {
         try {
-            return curator.getZookeeperClient().getZooKeeper().getSessionId();
+            ZooKeeper zooKeeper = curator.getZookeeperClient().getZooKeeper();
+            return new Session(zooKeeper.getSessionId(), zooKeeper.getSessionTimeout());
         } catch (Exception e) {
-            return 0;
+            return Session.NONE;
         }
     }
 
     /**
-     * @return the node's stat, or null if it does not exist
-     * @throws KeeperException with code {@code CONNECTIONLOSS} at once if not connected
+     * Reads a node's stat with one request, waiting at most {@code waitNanos} for the answer.
+     *
+     * @return the stat (null if the node does not exist) and when the request was handed over
+     * @throws KeeperException with code {@code CONNECTIONLOSS} at once if not connected, or the
+     *     server's error
+     * @throws TimeoutException if no answer came in time
      */
-    Stat stat(String nodePath) throws KeeperException, InterruptedException {
-        return connectedHandle().exists(inNamespace(nodePath), false);
+    NodeRead read(String nodePath, long waitNanos) throws KeeperException, InterruptedException, TimeoutException {
+        return read(connectedHandle(), nodePath, waitNanos);
     }
 
     /**
      * Whether the node exists as the node created in transaction {@code czxid}, owned by session
      * {@code sessionId}, and that session is still the client's.
+     *
+     * @return when the read that found the node owned was handed over; empty if not owned
+     * @throws KeeperException with code {@code CONNECTIONLOSS} at once if not connected, or the
+     *     server's error
+     * @throws TimeoutException if no answer came within {@code waitNanos}
      */
-    boolean isOwned(String nodePath, long sessionId, long czxid) throws KeeperException, InterruptedException {
-        if (currentSessionId() != sessionId) {
-            return false;
+    OptionalLong ownedSince(String nodePath, long sessionId, long czxid, long waitNanos)
+            throws KeeperException, InterruptedException, TimeoutException {
+        ZooKeeper zooKeeper = connectedHandle();
+        if (zooKeeper.getSessionId() != sessionId) {
+            return OptionalLong.empty();
         }
-        Stat stat = stat(nodePath);
-        return stat != null && stat.getEphemeralOwner() == sessionId && stat.getCzxid() == czxid;
+        NodeRead read = read(zooKeeper, nodePath, waitNanos);
+        Stat stat = read.stat();
+        boolean owned = stat != null && stat.getEphemeralOwner() == sessionId && stat.getCzxid() == czxid;
+        return owned ? OptionalLong.of(read.sentNanos()) : OptionalLong.empty();
+    }
+
+    private NodeRead read(ZooKeeper zooKeeper, String nodePath, long waitNanos)
+            throws KeeperException, InterruptedException, TimeoutException {
+        CompletableFuture<Stat> answer = new CompletableFuture<>();
+        long sentNanos = clock.nanoTime();
+        zooKeeper.exists(inNamespace(nodePath), false, (rc, path, ctx, stat) -> settle(answer, rc, path, stat), null);
+        return new NodeRead(await(answer, waitNanos), sentNanos);
     }
 
     /**
-     * Deletes a lock node. The first try is one request on the raw handle, the cheapest way. If it
-     * fails (no connection, or the reply is lost), the node is handed to Curator's guaranteed
-     * delete, which retries in the background until the deletion succeeds or the session ends
-     * (which deletes the node too). So a release that fails never strands a node that would block
-     * this client's later acquisitions of the same lock while its session lives on (the
-     * CURATOR-678 class of bugs). A node that is already gone is fine.
+     * Deletes a lock node. The first try is one request on the raw handle, the cheapest way; this
+     * method waits for its answer at most {@code waitNanos}, so that a caller who needs the lock
+     * free when it returns (closing a lease) usually has it, and no caller is held for long by a
+     * slow server. If the request fails (no connection, a lost reply, the session gone), whenever
+     * that becomes known, the node is handed to Curator's guaranteed delete, which retries in the
+     * background until the deletion succeeds or the session ends (which deletes the node too). So a
+     * release that fails never strands a node that would block this client's later acquisitions
+     * of the same lock while its session lives on (the CURATOR-678 class of bugs). A node that is
+     * already gone is fine. Requests of one session are served in order, so a later acquisition
+     * by this client never overtakes the deletion.
      *
+     * @param waitNanos how long to wait for the server's answer; 0 not to wait
      * @throws IllegalStateException if the client is closed, so the deletion cannot even be queued
      */
-    void delete(String nodePath) {
+    void delete(String nodePath, long waitNanos) {
+        ZooKeeper zooKeeper;
         try {
-            connectedHandle().delete(inNamespace(nodePath), -1);
-            return;
-        } catch (KeeperException.NoNodeException e) {
-            return;
+            zooKeeper = connectedHandle();
         } catch (KeeperException e) {
-            log.debug("Deleting lock node {} failed ({}); retrying in the background", nodePath, e.code());
+            deleteInBackground(nodePath, e.code());
+            return;
+        }
+        CompletableFuture<Void> answer = new CompletableFuture<>();
+        zooKeeper.delete(
+                inNamespace(nodePath),
+                -1,
+                (rc, path, ctx) -> {
+                    KeeperException.Code code = KeeperException.Code.get(rc);
+                    if (code != KeeperException.Code.OK && code != KeeperException.Code.NONODE) {
+                        try {
+                            deleteInBackground(nodePath, code);
+                        } catch (IllegalStateException e) {
+                            log.debug("Lock node {} is left to its session's end: {}", nodePath, e.toString());
+                        }
+                    }
+                    answer.complete(null);
+                },
+                null);
+        if (waitNanos <= 0) {
+            return;
+        }
+        try {
+            answer.get(waitNanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            log.debug("No answer yet to the deletion of lock node {}; it goes on in the background", nodePath);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("unexpected failure of a ZooKeeper request", e.getCause());
         }
+    }
+
+    private void deleteInBackground(String nodePath, KeeperException.Code firstTry) {
+        log.debug("Deleting lock node {} failed ({}); retrying in the background", nodePath, firstTry);
         try {
             curator.delete().quietly().guaranteed().inBackground().forPath(nodePath);
         } catch (Exception e) {
@@ -99,6 +167,28 @@ final class LockNodes {
         return false;
     }
 
+    /** Completes {@code answer} from a reply to a read; a missing node is an answer too, null. */
+    private static void settle(CompletableFuture<Stat> answer, int rc, String path, Stat stat) {
+        KeeperException.Code code = KeeperException.Code.get(rc);
+        if (code == KeeperException.Code.OK || code == KeeperException.Code.NONODE) {
+            answer.complete(stat);
+        } else {
+            answer.completeExceptionally(KeeperException.create(code, path));
+        }
+    }
+
+    private static Stat await(CompletableFuture<Stat> answer, long waitNanos)
+            throws KeeperException, InterruptedException, TimeoutException {
+        try {
+            return answer.get(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof KeeperException keeper) {
+                throw keeper;
+            }
+            throw new IllegalStateException("unexpected failure of a ZooKeeper request", e.getCause());
+        }
+    }
+
     private String inNamespace(String nodePath) {
         return ZKPaths.fixForNamespace(curator.getNamespace(), nodePath);
     }
@@ -112,9 +202,21 @@ final class LockNodes {
         } catch (Exception e) {
             throw (KeeperException) new KeeperException.ConnectionLossException().initCause(e);
         }
-        if (zooKeeper.getState() != ZooKeeper.States.CONNECTED) {
+        if (zooKeeper.getState() != ZooKeeper.States.CONNECTED || zooKeeper.getSessionTimeout() <= 0) {
             throw new KeeperException.ConnectionLossException();
         }
         return zooKeeper;
     }
+
+    /** A session of the client: its id and negotiated timeout; {@link #NONE} when there is none. */
+    record Session(long id, int timeoutMs) {
+        static final Session NONE = new Session(0, 0);
+
+        boolean exists() {
+            return id != 0 && timeoutMs > 0;
+        }
+    }
+
+    /** The answer to one read: the node's stat, null if it does not exist, and the send time. */
+    record NodeRead(Stat stat, long sentNanos) {}
 }

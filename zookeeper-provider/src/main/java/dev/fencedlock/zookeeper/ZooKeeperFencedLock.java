@@ -4,6 +4,7 @@ import dev.fencedlock.spi.AbstractFencedLock;
 import dev.fencedlock.spi.LeaseRequest;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -25,11 +26,14 @@ import org.apache.zookeeper.data.Stat;
  *       now: after a session expired and a new one was opened, Curator can still see the old
  *       session's node, not yet deleted, first in line, and would report a grant that the server
  *       is about to take away (CURATOR-604). Such a grant is discarded (its node deleted) and the
- *       acquisition starts again.
+ *       acquisition starts again. The lease's validity counts from the send time of the create;
+ *       if the grant came after waiting in line for longer than a check period, the node is read
+ *       again and validity counts from that read (see {@link ZooKeeperLease}).
  *   <li>Track the lease in the {@link ConnectionWatch}. If the connection was interrupted at any
  *       point since step 2, the lease may have missed that event, so the node's existence and
  *       owner are confirmed with the server; a grant that cannot be confirmed is discarded as in
- *       step 3.
+ *       step 3. So is a grant whose lease an interruption already revoked: it is never handed
+ *       out, and its node is deleted by closing it.
  *   <li>The fencing token is the lock node's {@code czxid}, the id of the transaction that created
  *       it. Transaction ids only grow across the whole ensemble, also across leader changes and
  *       when the container parent is deleted and re-created, which resets the sequential suffix.
@@ -71,7 +75,7 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
         while (true) {
             provider.awaitConnected(request);
             long interruptionsBefore = provider.watch().interruptions();
-            LockNodeDriver driver = new LockNodeDriver();
+            LockNodeDriver driver = new LockNodeDriver(runtime().clock());
             boolean acquired;
             try {
                 acquired = new InterProcessMutex(provider.curator(), lockPath, driver)
@@ -101,39 +105,66 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
             LeaseRequest request, LockNodeDriver driver, long interruptionsBefore, long grantedAtNanos)
             throws InterruptedException {
         String nodePath = driver.createdPath();
-        long session = provider.nodes().currentSessionId();
+        LockNodes.Session session = provider.nodes().currentSession();
         Stat stat = driver.createdStat();
+        long confirmedSentNanos = driver.createSentNanos();
         try {
-            if (stat == null) {
-                stat = provider.nodes().stat(nodePath);
+            if (!session.exists()) {
+                provider.discardGrant(name(), nodePath, "the client has no session now");
+                return Optional.empty();
+            }
+            if (stat == null || isStale(confirmedSentNanos, request, session)) {
+                LockNodes.NodeRead read =
+                        provider.nodes().read(nodePath, SessionBound.requestTimeoutNanos(session.timeoutMs()));
+                stat = read.stat();
+                confirmedSentNanos = read.sentNanos();
             }
             if (stat == null) {
                 provider.discardGrant(name(), nodePath, "its lock node is gone");
                 return Optional.empty();
             }
-            if (stat.getEphemeralOwner() != session) {
+            if (stat.getEphemeralOwner() != session.id()) {
                 provider.discardGrant(
                         name(), nodePath, "its lock node belongs to an earlier session, which the server will expire");
                 return Optional.empty();
             }
-            ZooKeeperLease lease =
-                    new ZooKeeperLease(this, request, nodePath, stat.getCzxid(), session, grantedAtNanos);
+            ZooKeeperLease lease = new ZooKeeperLease(
+                    this, request, nodePath, stat.getCzxid(), session, grantedAtNanos, confirmedSentNanos);
             provider.watch().track(lease);
             if (provider.watch().interruptions() != interruptionsBefore
-                    && !provider.isStillOwned(name(), nodePath, session, stat.getCzxid())) {
-                provider.watch().untrack(lease);
-                provider.discardGrant(
-                        name(), nodePath, "the connection was interrupted and the grant could not be confirmed");
+                    && provider.ownedSince(
+                                    name(),
+                                    nodePath,
+                                    session.id(),
+                                    stat.getCzxid(),
+                                    SessionBound.requestTimeoutNanos(session.timeoutMs()))
+                            .isEmpty()) {
+                provider.discardGrant(lease, "the connection was interrupted and the grant could not be confirmed");
                 return Optional.empty();
             }
+            if (!lease.isValid()) {
+                provider.discardGrant(lease, "a connection interruption revoked it before it was handed out");
+                return Optional.empty();
+            }
+            lease.startChecks();
             return Optional.of(lease);
         } catch (InterruptedException e) {
-            provider.nodes().delete(nodePath);
+            provider.nodes().delete(nodePath, 0);
             throw e;
-        } catch (KeeperException | RuntimeException e) {
+        } catch (KeeperException | TimeoutException | RuntimeException e) {
             provider.discardGrant(name(), nodePath, "the grant could not be confirmed: " + e);
             return Optional.empty();
         }
+    }
+
+    /**
+     * Whether the create's answer is too old to start the lease from: a grant that came after
+     * waiting in line for longer than a check period would start with little or no validity left,
+     * so its ownership is read again first.
+     */
+    private boolean isStale(long sentNanos, LeaseRequest request, LockNodes.Session session) {
+        long age = runtime().clock().nanoTime() - sentNanos;
+        return age > SessionBound.checkPeriodNanos(SessionBound.nanos(request.leaseTime()), session.timeoutMs());
     }
 
     private long waitLeftNanos(LeaseRequest request) {

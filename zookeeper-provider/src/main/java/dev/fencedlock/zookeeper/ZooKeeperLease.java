@@ -1,43 +1,117 @@
 package dev.fencedlock.zookeeper;
 
+import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.spi.AbstractLease;
 import dev.fencedlock.spi.LeaseRequest;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.state.ConnectionState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One grant of a ZooKeeper lock: the ephemeral lock node {@link #nodePath()}, owned by session
  * {@link #sessionId()}, whose creating transaction id is the fencing token.
  *
- * <p>ZooKeeper lock nodes have no time to live: the node lasts as long as the session, so the
- * lease time is a limit this client keeps. A fixed lease that runs out is marked lost by the base
- * class, which then calls {@link #doRelease()} to delete the node.
+ * <p>ZooKeeper lock nodes have no time to live: a node lasts as long as its session, and the
+ * server may expire the session, and so hand the lock on, while this process is stopped and hears
+ * nothing. So validity is never more than the {@linkplain SessionBound session bound} past the
+ * last round trip that found the node owned (the create, or a later ownership check), measured
+ * from when that request was sent:
  *
- * <p>Thread-safety: as {@link AbstractLease}.
+ * <ol>
+ *   <li>every grant is valid until {@code min(lease end, sent + session bound)}, where {@code
+ *       sent} is the send time of the last successful round trip;
+ *   <li>an auto-renewing lease is granted a lease time of at most the session bound, so that the
+ *       base class renews it (one ownership check) every third of {@code min(lease time, session
+ *       bound)}; {@link #leaseTime()} reports that effective lease time;
+ *   <li>a fixed lease keeps its lease end ({@code grant + lease time}, moved by {@link #extend}),
+ *       and this class checks its ownership every third of {@code min(lease time, session bound)}
+ *       until that end, each check moving validity up to, never past, the end;
+ *   <li>a check that finds the node gone, or owned by another session, marks the lease lost; a
+ *       check with no answer within a fraction of the session timeout, or before the validity
+ *       left runs out, counts as "cannot tell" and is retried while validity remains, so an answer
+ *       that comes after validity ran out never revives the lease.
+ * </ol>
+ *
+ * <p>A connection interruption revokes the lease at once (see {@link ConnectionWatch}); a lease
+ * that runs out is marked lost by the base class, which then calls {@link #doRelease()} to delete
+ * the node.
+ *
+ * <p>The ownership check is an {@code exists} read served by the server the client is connected
+ * to. A follower that has not yet applied the leader's expiry of the session may still show the
+ * node; the fencing token, not validity, is what keeps data safe in that case.
+ *
+ * <p>Thread-safety: as {@link AbstractLease}. Ownership checks run on the lease scheduler.
  */
 final class ZooKeeperLease extends AbstractLease {
+    private static final Logger log = LoggerFactory.getLogger(ZooKeeperLease.class);
+
+    /** Set while a scheduled check of this lease runs, so that {@link #doExtend} keeps the lease end. */
+    private static final ThreadLocal<ZooKeeperLease> CHECKING = new ThreadLocal<>();
+
     private final ZooKeeperLockProvider provider;
     private final String nodePath;
     private final long sessionId;
+    private final int sessionTimeoutMs;
+    private final long boundNanos;
 
+    // Fixed leases only. Written in the constructor and by doExtend, which the base class never
+    // runs concurrently with itself or doRelease; volatile for the scheduler threads.
+    private volatile long endNanos;
+    private volatile long checkPeriodNanos;
+    private volatile ScheduledFuture<?> checkTask;
+
+    /**
+     * @param session the session that owns the node, with its negotiated timeout
+     * @param grantedAtNanos when the recipe reported the grant; a fixed lease's time counts from here
+     * @param confirmedSentNanos when the last request that found the node owned by {@code session}
+     *     was sent (the create, or a read after it)
+     */
     ZooKeeperLease(
             ZooKeeperFencedLock lock,
             LeaseRequest request,
             String nodePath,
             long czxid,
-            long sessionId,
-            long grantedAtNanos) {
+            LockNodes.Session session,
+            long grantedAtNanos,
+            long confirmedSentNanos) {
         super(
                 lock.name(),
                 czxid,
-                request.leaseTime(),
+                grantedLeaseTime(request, session.timeoutMs()),
                 request.autoRenew(),
-                grantedAtNanos + request.leaseTime().toNanos(),
+                initialValidUntil(request, session.timeoutMs(), grantedAtNanos, confirmedSentNanos),
                 lock.provider().runtime());
         this.provider = lock.provider();
         this.nodePath = nodePath;
-        this.sessionId = sessionId;
+        this.sessionId = session.id();
+        this.sessionTimeoutMs = session.timeoutMs();
+        this.boundNanos = SessionBound.validityNanos(session.timeoutMs());
+        this.endNanos = grantedAtNanos + SessionBound.nanos(request.leaseTime());
+        this.checkPeriodNanos =
+                SessionBound.checkPeriodNanos(SessionBound.nanos(request.leaseTime()), sessionTimeoutMs);
+    }
+
+    private static Duration grantedLeaseTime(LeaseRequest request, int sessionTimeoutMs) {
+        long bound = SessionBound.validityNanos(sessionTimeoutMs);
+        return request.autoRenew() && SessionBound.nanos(request.leaseTime()) > bound
+                ? Duration.ofNanos(bound)
+                : request.leaseTime();
+    }
+
+    private static long initialValidUntil(
+            LeaseRequest request, int sessionTimeoutMs, long grantedAtNanos, long confirmedSentNanos) {
+        long bound = SessionBound.validityNanos(sessionTimeoutMs);
+        long lease = SessionBound.nanos(request.leaseTime());
+        return request.autoRenew()
+                ? confirmedSentNanos + Math.min(lease, bound)
+                : Math.min(grantedAtNanos + lease, confirmedSentNanos + bound);
     }
 
     /** Full path of the lock node, relative to the Curator namespace. */
@@ -56,28 +130,127 @@ final class ZooKeeperLease extends AbstractLease {
                 null);
     }
 
-    /**
-     * Checks with the server that the lock node still exists and is still owned by this lease's
-     * session, rather than trusting the connection state alone: one read every third of the lease
-     * time is cheap, and it also catches a node deleted by an operator or a session that the
-     * server expired before this client noticed. Validity is the full requested lease time: the
-     * node has no expiry of its own, and any connection interruption revokes the lease at once.
-     */
-    @Override
-    protected Optional<Duration> doExtend(Duration leaseTime) {
-        return provider.isStillOwned(lockName(), nodePath, sessionId, token())
-                ? Optional.of(leaseTime)
-                : Optional.empty();
+    /** Starts the ownership checks of a fixed lease; called once, when the grant is confirmed. */
+    void startChecks() {
+        if (!autoRenewing()) {
+            scheduleCheck(checkPeriodNanos);
+        }
     }
 
     /**
-     * Deletes this lease's own lock node, never another. Deletion is guaranteed: if it cannot reach
-     * the server now, Curator keeps retrying in the background, so a failed release never leaves a
-     * node that would block this client's own later acquisitions.
+     * Checks with the server that the lock node still exists and is still owned by this lease's
+     * session, rather than trusting the connection state alone: it also catches a node deleted by
+     * an operator, or a session that the server expired before this client noticed. The validity
+     * returned runs from the check's send time, as the class documentation describes.
+     */
+    @Override
+    protected Optional<Duration> doExtend(Duration leaseTime) {
+        long callNanos = provider.runtime().clock().nanoTime();
+        long waitNanos = Math.min(
+                SessionBound.requestTimeoutNanos(sessionTimeoutMs), remaining().toNanos());
+        OptionalLong sentNanos;
+        try {
+            if (waitNanos <= 0) {
+                throw tooLate(callNanos, "the lease's validity ran out before its ownership could be checked");
+            }
+            sentNanos = provider.ownedSince(lockName(), nodePath, sessionId, token(), waitNanos);
+            if (sentNanos.isPresent() && remaining().isZero()) {
+                // However the waiting thread was scheduled: an answer after the end revives nothing.
+                throw tooLate(callNanos, "the server's answer came after the lease's validity ran out");
+            }
+        } catch (RuntimeException e) {
+            if (!autoRenewing()) {
+                scheduleRetry();
+            }
+            throw e;
+        }
+        if (sentNanos.isEmpty()) {
+            cancelChecks();
+            return Optional.empty();
+        }
+        long validUntilNanos;
+        if (autoRenewing()) {
+            validUntilNanos = sentNanos.getAsLong() + Math.min(SessionBound.nanos(leaseTime), boundNanos);
+        } else {
+            if (CHECKING.get() != this) {
+                endNanos = callNanos + SessionBound.nanos(leaseTime);
+                checkPeriodNanos = SessionBound.checkPeriodNanos(SessionBound.nanos(leaseTime), sessionTimeoutMs);
+            }
+            validUntilNanos = Math.min(endNanos, sentNanos.getAsLong() + boundNanos);
+            scheduleNextCheck();
+        }
+        return Optional.of(Duration.ofNanos(validUntilNanos - callNanos));
+    }
+
+    private RuntimeException tooLate(long startNanos, String what) {
+        return provider.unavailable(lockName(), startNanos, new TimeoutException(what));
+    }
+
+    /**
+     * Deletes this lease's own lock node, never another. Deletion is guaranteed: if the request
+     * fails, Curator keeps retrying in the background, so a failed release never leaves a node
+     * that would block this client's own later acquisitions. A lease being closed waits for the
+     * server's answer, so that the lock is usually free for other clients when {@link #close()}
+     * returns, but no longer than a fraction of the session timeout. The release of a lost lease
+     * runs on the lease scheduler and does not wait at all: a silent server must not keep those
+     * few threads from the other leases' renewals and expiries (this client's own later requests
+     * are served after the deletion anyway).
      */
     @Override
     protected void doRelease() {
+        cancelChecks();
         provider.watch().untrack(this);
-        provider.nodes().delete(nodePath);
+        provider.nodes().delete(nodePath, isClosed() ? SessionBound.requestTimeoutNanos(sessionTimeoutMs) : 0);
+    }
+
+    /**
+     * One scheduled ownership check of a fixed lease, through {@link #extend} so that the base
+     * class applies its rules (no check of a lease that is lost, closed or has run out) and takes
+     * the validity it returns. The argument is ignored: {@link #doExtend} keeps the lease end.
+     */
+    private void check() {
+        CHECKING.set(this);
+        try {
+            extend(leaseTime());
+        } catch (LeaseLostException e) {
+            // Lost or closed: the base class has told the listeners; no more checks.
+        } catch (RuntimeException e) {
+            log.debug("Ownership check of lock '{}' (token {}) failed: {}", lockName(), token(), e.toString());
+        } finally {
+            CHECKING.remove();
+        }
+    }
+
+    private void scheduleNextCheck() {
+        long period = checkPeriodNanos;
+        if (provider.runtime().clock().nanoTime() + period - endNanos < 0) {
+            scheduleCheck(period);
+        } else {
+            cancelChecks();
+        }
+    }
+
+    /** After a check that could not tell: try again sooner, while validity remains. */
+    private void scheduleRetry() {
+        long left = remaining().toNanos();
+        if (left > 0) {
+            scheduleCheck(Math.max(1_000_000L, Math.min(checkPeriodNanos / 4, left / 3)));
+        }
+    }
+
+    private void scheduleCheck(long delayNanos) {
+        cancelChecks();
+        try {
+            checkTask = provider.runtime().scheduler().schedule(this::check, delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            checkTask = null; // the client is closing, and closes this lease too
+        }
+    }
+
+    private void cancelChecks() {
+        ScheduledFuture<?> task = checkTask;
+        if (task != null) {
+            task.cancel(false);
+        }
     }
 }

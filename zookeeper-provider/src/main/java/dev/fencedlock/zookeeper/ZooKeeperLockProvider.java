@@ -10,7 +10,9 @@ import dev.fencedlock.spi.LockProvider;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.CuratorConnectionLossException;
@@ -24,9 +26,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code zookeeper} backend's provider: one {@link CuratorFramework} (owned and closed here,
  * or borrowed from the application and left open), the {@link ConnectionWatch} that revokes
- * leases when the connection is interrupted, and and what the locks and leases of one client share.
+ * leases when the connection is interrupted, and what the locks and leases of one client share.
  *
- * <p>Lease checks and releases go through {@link LockNodes}, which never waits for a connection.
+ * <p>Lease checks and releases go through {@link LockNodes}, which never waits for a connection
+ * and waits for an answer only a fraction of the session timeout.
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -37,7 +40,7 @@ final class ZooKeeperLockProvider implements LockProvider {
     private final boolean ownsCurator;
     private final String basePath;
     private final LeaseRuntime runtime;
-    private final ConnectionWatch watch = new ConnectionWatch();
+    private final ConnectionWatch watch;
     private final LockNodes nodes;
     private final AtomicLong discardedGrants = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -48,11 +51,22 @@ final class ZooKeeperLockProvider implements LockProvider {
      * @param basePath a valid znode path (see {@link #requireValidBasePath})
      */
     ZooKeeperLockProvider(CuratorFramework curator, boolean ownsCurator, String basePath, LeaseRuntime runtime) {
+        this(curator, ownsCurator, basePath, runtime, new ConnectionWatch());
+    }
+
+    /** As above, with the connection watch given (tests use a watch that injects interruptions). */
+    ZooKeeperLockProvider(
+            CuratorFramework curator,
+            boolean ownsCurator,
+            String basePath,
+            LeaseRuntime runtime,
+            ConnectionWatch watch) {
         this.curator = Objects.requireNonNull(curator, "curator");
         this.ownsCurator = ownsCurator;
         this.basePath = basePath;
         this.runtime = Objects.requireNonNull(runtime, "runtime");
-        this.nodes = new LockNodes(curator);
+        this.watch = Objects.requireNonNull(watch, "watch");
+        this.nodes = new LockNodes(curator, runtime.clock());
         curator.getConnectionStateListenable().addListener(watch);
     }
 
@@ -142,29 +156,55 @@ final class ZooKeeperLockProvider implements LockProvider {
      * that created it, which is still the client's session. A connection problem means no: an
      * interrupted connection revokes leases anyway.
      *
-     * @throws LockUnavailableException if the server gave another error, or the thread was
-     *     interrupted (its flag is restored)
+     * @param waitNanos how long to wait for the server's answer
+     * @return when the read that found the node owned was handed over, on the runtime's clock;
+     *     empty if the node is not owned
+     * @throws LockUnavailableException if the server gave another error or no answer in time, or
+     *     the thread was interrupted (its flag is restored)
      */
-    boolean isStillOwned(String lockName, String nodePath, long sessionId, long czxid) {
+    OptionalLong ownedSince(String lockName, String nodePath, long sessionId, long czxid, long waitNanos) {
         long start = runtime.clock().nanoTime();
         try {
-            return nodes.isOwned(nodePath, sessionId, czxid);
+            return nodes.ownedSince(nodePath, sessionId, czxid, waitNanos);
         } catch (KeeperException e) {
             if (LockNodes.isConnectionProblem(e)) {
-                return false;
+                return OptionalLong.empty();
             }
             throw unavailable(lockName, start, e);
+        } catch (TimeoutException e) {
+            throw unavailable(
+                    lockName,
+                    start,
+                    new TimeoutException("no answer from the server to the ownership check of lock node " + nodePath
+                            + " within " + TimeUnit.NANOSECONDS.toMillis(waitNanos) + "ms"));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw unavailable(lockName, start, e);
         }
     }
 
-    /** Throws away a grant that must not be handed out, deleting its node. */
+    /**
+     * Throws away a grant that must not be handed out, deleting its node. Does not wait for the
+     * deletion: the next attempt's requests go out on the same session, after it.
+     */
     void discardGrant(String lockName, String nodePath, String reason) {
+        noteDiscarded(lockName, nodePath, reason);
+        nodes.delete(nodePath, 0);
+    }
+
+    /**
+     * Throws away a grant whose lease was already built, for example because a connection
+     * interruption revoked it before it could be handed out: closing the lease deletes the node
+     * (once, also if the revocation's own release is under way) and stops its checks.
+     */
+    void discardGrant(ZooKeeperLease lease, String reason) {
+        noteDiscarded(lease.lockName(), lease.nodePath(), reason);
+        lease.close();
+    }
+
+    private void noteDiscarded(String lockName, String nodePath, String reason) {
         discardedGrants.incrementAndGet();
         log.info("Discarded a grant of lock '{}' (node {}) and trying again: {}", lockName, nodePath, reason);
-        nodes.delete(nodePath);
     }
 
     LockUnavailableException unavailable(String lockName, long startNanos, Throwable cause) {

@@ -57,12 +57,7 @@ public final class ZooKeeperProviderFactory implements LockProviderFactory {
         requireValidConnect(connect);
         String basePath = ZooKeeperLockProvider.requireValidBasePath(config);
         int sessionTimeoutMs = sessionTimeoutMillis(config.zookeeperSessionTimeout());
-        CuratorFramework curator = CuratorFrameworkFactory.builder()
-                .connectString(connect)
-                .sessionTimeoutMs(sessionTimeoutMs)
-                .connectionTimeoutMs(connectionTimeoutMillis(sessionTimeoutMs))
-                .retryPolicy(new ExponentialBackoffRetry(RETRY_BASE_SLEEP_MS, RETRY_MAX_RETRIES, RETRY_MAX_SLEEP_MS))
-                .build();
+        CuratorFramework curator = curatorBuilder(connect, sessionTimeoutMs).build();
         curator.start();
         try {
             return new ZooKeeperLockProvider(curator, true, basePath, runtime);
@@ -92,6 +87,15 @@ public final class ZooKeeperProviderFactory implements LockProviderFactory {
                     + Integer.MAX_VALUE + "ms, got " + sessionTimeout);
         }
         return (int) millis;
+    }
+
+    /** A Curator client set up as this factory sets up the clients it owns (see the class doc). */
+    static CuratorFrameworkFactory.Builder curatorBuilder(String connect, int sessionTimeoutMs) {
+        return CuratorFrameworkFactory.builder()
+                .connectString(connect)
+                .sessionTimeoutMs(sessionTimeoutMs)
+                .connectionTimeoutMs(connectionTimeoutMillis(sessionTimeoutMs))
+                .retryPolicy(new ExponentialBackoffRetry(RETRY_BASE_SLEEP_MS, RETRY_MAX_RETRIES, RETRY_MAX_SLEEP_MS));
     }
 
     static int connectionTimeoutMillis(int sessionTimeoutMs) {

@@ -20,8 +20,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
@@ -127,12 +131,101 @@ class ZooKeeperLockIT {
         fixed.close();
     }
 
+    /**
+     * The server may expire a session, and hand its locks on, once it has heard nothing from the
+     * client for the session timeout, however long the lease time. So neither kind of lease is ever
+     * valid for longer than the session timeout ahead; checks with the server keep both valid for
+     * longer than one session timeout all the same, and the fixed lease still ends at its own
+     * lease time, not before.
+     */
+    @Test
+    void validityNeverReachesPastTheSessionTimeoutYetLeasesOutliveIt() throws Exception {
+        Duration session = Duration.ofSeconds(4);
+        Duration fixedLeaseTime = session.multipliedBy(2);
+        try (TestClient shortSession =
+                ZooKeeperTestSupport.client(ZooKeeperTestSupport.config(server.getConnectString(), session))) {
+            long beforeAcquire = System.nanoTime();
+            Lease renewing = shortSession.lock(lockName + ":renewing").acquire(Duration.ofSeconds(5));
+            Lease fixed = shortSession.lock(lockName + ":fixed").acquire(Duration.ofSeconds(5), fixedLeaseTime);
+            AtomicReference<LeaseLostException> renewingLoss = new AtomicReference<>();
+            renewing.onLost((lease, cause) -> renewingLoss.set(cause));
+            AtomicReference<LeaseLostException> fixedLoss = new AtomicReference<>();
+            AtomicLong fixedLostAt = new AtomicLong();
+            CountDownLatch fixedLost = new CountDownLatch(1);
+            fixed.onLost((lease, cause) -> {
+                fixedLostAt.set(System.nanoTime());
+                fixedLoss.set(cause);
+                fixedLost.countDown();
+            });
+            assertThat(renewing.remaining())
+                    .as("auto-renewing, 30 s lease time")
+                    .isLessThanOrEqualTo(session);
+            assertThat(fixed.remaining()).as("fixed, 8 s lease time").isLessThanOrEqualTo(session);
+
+            Thread.sleep(session.multipliedBy(3).dividedBy(2).toMillis()); // let one session timeout pass
+            assertThat(renewing.isValid()).isTrue();
+            assertThat(fixed.isValid()).isTrue();
+            assertThat(renewing.remaining()).isLessThanOrEqualTo(session);
+            assertThat(fixed.remaining()).isLessThanOrEqualTo(session);
+            assertThat(b.lock(lockName + ":fixed").tryAcquire(Duration.ZERO)).isEmpty();
+
+            await(fixedLost, "the fixed lease running out");
+            assertThat(fixedLostAt.get() - beforeAcquire)
+                    .as("the fixed lease ended no earlier than its lease time")
+                    .isGreaterThanOrEqualTo(fixedLeaseTime.toNanos());
+            assertThat(fixedLoss.get()).hasMessageContaining("fixed lease time");
+            assertThat(renewing.isValid()).isTrue();
+            assertThat(renewingLoss.get()).isNull();
+            renewing.close();
+        }
+    }
+
+    /**
+     * A connection interruption that arrives after the recipe granted the lock and the grant was
+     * checked, but before the lease is handed out, revokes the lease at once. Such a grant is
+     * thrown away (its node deleted) and the acquisition goes on: the caller never gets a lease
+     * that is lost before it has it, and the client does not count one as held. The watch here
+     * delivers a SUSPENDED just after the acquisition read its interruption count for the check,
+     * which therefore sees none.
+     */
+    @Test
+    void grantRevokedBeforeItIsHandedOutIsDiscardedAndNotCounted() throws Exception {
+        AtomicBoolean interrupted = new AtomicBoolean();
+        ConnectionWatch interruptAfterTheCheck = new ConnectionWatch() {
+            @Override
+            long interruptions() {
+                long count = super.interruptions();
+                if (tracked() > 0 && interrupted.compareAndSet(false, true)) {
+                    stateChanged(null, ConnectionState.SUSPENDED);
+                }
+                return count;
+            }
+        };
+        LockConfig config = ZooKeeperTestSupport.config(server.getConnectString(), Duration.ofSeconds(10));
+        try (TestClient c = ZooKeeperTestSupport.client(config, interruptAfterTheCheck)) {
+            Lease lease = c.lock(lockName).acquire(Duration.ofSeconds(10));
+            assertThat(interrupted).isTrue();
+            assertThat(lease.isValid()).isTrue();
+            assertThat(c.provider().discardedGrants()).isEqualTo(1);
+            assertThat(c.provider().runtime().heldLeases()).isEqualTo(1);
+            awaitChildren(observer, c.lock(lockName).lockPath(), nodes -> nodes.size() == 1);
+            lease.close();
+            assertThat(c.provider().runtime().heldLeases()).isZero();
+        }
+        try (Lease next = a.lock(lockName).tryAcquire(Duration.ZERO).orElseThrow()) {
+            assertThat(next.isValid()).isTrue();
+        }
+    }
+
     @Test
     void extendSucceedsWhileTheNodeExistsAndReportsLossOnceItIsGone() throws Exception {
         ZooKeeperFencedLock lock = a.lock(lockName);
         Lease lease = lock.acquire(Duration.ofSeconds(5), Duration.ofSeconds(2));
         lease.extend(Duration.ofSeconds(20));
-        assertThat(lease.remaining()).isGreaterThan(Duration.ofSeconds(10));
+        assertThat(lease.remaining())
+                .as("past the original lease time, but no further than the 10 s session")
+                .isGreaterThan(Duration.ofSeconds(2))
+                .isLessThanOrEqualTo(Duration.ofSeconds(10));
 
         CountDownLatch lost = new CountDownLatch(1);
         lease.onLost((l, cause) -> lost.countDown());

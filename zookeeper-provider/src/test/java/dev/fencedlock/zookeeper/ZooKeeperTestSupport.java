@@ -59,6 +59,25 @@ final class ZooKeeperTestSupport {
         return new TestClient(client, provider[0]);
     }
 
+    /**
+     * As {@link #client(LockConfig)}, with the given connection watch, on a Curator client built as
+     * the factory builds its own (and closed with the lock client).
+     */
+    static TestClient client(LockConfig config, ConnectionWatch watch) {
+        CuratorFramework curator = ZooKeeperProviderFactory.curatorBuilder(
+                        config.zookeeperConnect().orElseThrow(),
+                        (int) config.zookeeperSessionTimeout().toMillis())
+                .build();
+        curator.start();
+        ZooKeeperLockProvider[] provider = new ZooKeeperLockProvider[1];
+        LockClient client = LockClients.create(config, runtime -> {
+            provider[0] = new ZooKeeperLockProvider(
+                    curator, true, ZooKeeperLockProvider.requireValidBasePath(config), runtime, watch);
+            return provider[0];
+        });
+        return new TestClient(client, provider[0]);
+    }
+
     record TestClient(LockClient client, ZooKeeperLockProvider provider) implements AutoCloseable {
         CuratorFramework curator() {
             return provider.curator();
