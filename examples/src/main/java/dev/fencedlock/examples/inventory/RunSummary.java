@@ -59,13 +59,16 @@ final class RunSummary {
         }
         if (lockBreakInjected) {
             long overtaken = tally.brokenLocksOvertaken();
-            long byDatabase = tally.get(OrderOutcome.REFUSED_BY_DATABASE);
+            long expected = (stallInjected ? 1 : 0) + overtaken;
             checks.add(new Check(
-                    "write under a broken lock refused by the database",
+                    "write under a broken lock refused",
                     overtaken == 0
                             ? "no other holder wrote before it, so nothing was stale"
-                            : overtaken + " overtaken, " + byDatabase + " refused by the database",
-                    byDatabase >= overtaken));
+                            : overtaken + " overtaken; " + tally.get(OrderOutcome.REFUSED_BY_DATABASE)
+                                    + " refused by the database, " + tally.get(OrderOutcome.REFUSED_LEASE_INVALID)
+                                    + " because the lease was no longer valid (expired, or reported lost by the"
+                                    + " backend)",
+                    tally.staleRefused() >= expected));
         }
     }
 

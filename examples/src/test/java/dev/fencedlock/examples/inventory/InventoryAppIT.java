@@ -48,12 +48,12 @@ class InventoryAppIT {
                 .contains("zookeeper at")
                 .contains("(embedded)")
                 .contains("worker 1 has its lock deleted on the backend")
-                .contains("[ok] write under a broken lock refused by the database");
+                .contains("[ok] write under a broken lock refused");
         assertInvariantsHold(run, 60);
     }
 
     @Test
-    void workersInSeparateProcessesShareOneDatabase() {
+    void workersInSeparateProcessesShareOnePostgreSqlDatabase() {
         Run run = run(
                 "--processes",
                 "2",
@@ -66,8 +66,12 @@ class InventoryAppIT {
                 "--lease",
                 "1500ms",
                 "--stall",
-                "3500ms");
-        assertThat(run.output()).contains("2 process(es)").contains("TCP server");
+                "3500ms",
+                "--jdbc-url",
+                "jdbc:postgresql://127.0.0.1:5432/test",
+                "--db-user",
+                "postgres");
+        assertThat(run.output()).contains("2 process(es)").contains("jdbc:postgresql://127.0.0.1:5432/test");
         assertInvariantsHold(run, 40);
     }
 
