@@ -1,0 +1,237 @@
+package dev.fencedlock.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencedlock.LockClient;
+import dev.fencedlock.LockUnavailableException;
+import dev.fencedlock.faults.db.FaultDatabase;
+import dev.fencedlock.faults.db.FencedIncrement;
+import dev.fencedlock.faults.history.CheckReport;
+import dev.fencedlock.faults.history.FencedWrite;
+import dev.fencedlock.faults.history.HistoryRecorder;
+import dev.fencedlock.faults.history.WriteOutcome;
+import dev.fencedlock.faults.proxy.TcpProxy;
+import dev.fencedlock.faults.report.FaultMatrix;
+import dev.fencedlock.faults.report.MatrixRow;
+import dev.fencedlock.faults.workload.Acquisition;
+import dev.fencedlock.faults.workload.Section;
+import dev.fencedlock.redlock.RedlockKeys;
+import dev.fencedlock.testkit.redis.RedisServers;
+import dev.fencedlock.testkit.redis.RedisServersExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Fault 2: a node restarts empty while a lease is held on a bare majority. The holder reaches only
+ * three of five nodes (its proxies to the other two refuse connections); one of the three is killed
+ * and comes back empty. A second client that reaches all five nodes would find three free ones (the
+ * restarted node and the two the holder never had) and be granted the lock while the holder's lease
+ * is still valid. The restart quarantine must keep the restarted node out of its quorum.
+ *
+ * <p>The control runs the same rounds with the quarantine set to 1 ns: the second holder then
+ * appears while the first is valid, which shows the scenario is real and that the checker sees it;
+ * the fence still keeps the counter right.
+ */
+class RedisRestartQuarantineIT {
+    private static final Duration LEASE = Duration.ofSeconds(3);
+    private static final int ATTEMPTS_WHILE_HELD = 3;
+
+    @RegisterExtension
+    static final RedisServersExtension redis = RedisServersExtension.nodes(5);
+
+    private static FaultDatabase database;
+
+    @BeforeAll
+    static void openDatabase() {
+        database = FaultDatabase.create();
+    }
+
+    @AfterAll
+    static void closeDatabase() {
+        database.close();
+    }
+
+    @Test
+    void theQuarantineKeepsARestartedNodeOutOfASecondHoldersQuorum() throws Exception {
+        String lock = "faults:restart-quarantine";
+        Outcome outcome = run(lock, FaultRun.rounds(4), null);
+        String scenario = "restart empty under a bare-majority lease";
+        CheckReport report = FaultRun.check(scenario, outcome.recorder.snapshot(), List.of(outcome.counter));
+        FaultRun.assertNoUnsafeOverlap(scenario, report);
+        assertThat(report.overlaps())
+                .as("no second holder while the first held")
+                .isEmpty();
+        assertThat(outcome.refusedWhileHolderValid)
+                .as("attempts refused while the holder's lease was still valid")
+                .isEqualTo((long) ATTEMPTS_WHILE_HELD * outcome.rounds);
+        FaultMatrix.record(MatrixRow.of(
+                "2-restart-quarantine",
+                "a node of a bare-majority lease restarts empty; a second client tries at once",
+                "redlock",
+                outcome.rounds,
+                report,
+                "-",
+                outcome.refusedWhileHolderValid + " attempts refused while the holder was valid"));
+    }
+
+    @Test
+    void withoutTheQuarantineASecondHolderAppearsAndOnlyTheFenceSavesTheCounter() throws Exception {
+        String lock = "faults:restart-no-quarantine";
+        Outcome outcome = run(lock, FaultRun.rounds(2), Duration.ofNanos(1));
+        String scenario = "restart empty, quarantine off (control)";
+        CheckReport report = FaultRun.check(scenario, outcome.recorder.snapshot(), List.of(outcome.counter));
+        assertThat(report.unsafeOverlaps())
+                .as("a second holder while the first was valid, in every round")
+                .hasSize(outcome.rounds);
+        assertThat(report.writesRefused()).as("the first holder's late writes").isEqualTo(outcome.rounds);
+        FaultMatrix.record(MatrixRow.of(
+                "2c-restart-no-quarantine",
+                "control for 2: the same with restart-quarantine=1ns",
+                "redlock",
+                outcome.rounds,
+                report,
+                "-",
+                "refusals " + report.refusalReasons()));
+    }
+
+    private record Outcome(
+            int rounds,
+            HistoryRecorder recorder,
+            dev.fencedlock.faults.history.CounterState counter,
+            long refusedWhileHolderValid) {}
+
+    /**
+     * Each round: the holder takes the lock on a random bare majority and reads the counter; one
+     * node of that majority restarts empty; the other client makes {@value #ATTEMPTS_WHILE_HELD}
+     * single attempts; the holder writes and leaves; the other client then acquires and writes.
+     *
+     * @param quarantine the other client's restart quarantine, null for the default (the lease)
+     */
+    private Outcome run(String lock, int rounds, Duration quarantine) throws Exception {
+        RedisServers servers = redis.servers();
+        database.createCounter(lock, 0);
+        HistoryRecorder recorder = new HistoryRecorder();
+        List<TcpProxy> holderView = RedisSetup.proxies(servers);
+        var otherConfig = RedisSetup.config(servers.uris(), LEASE);
+        if (quarantine != null) {
+            otherConfig.redlockRestartQuarantine(quarantine);
+        }
+        long refusedWhileValid = 0;
+        try (LockClient holder = LockClient.create(
+                        RedisSetup.config(RedisSetup.uris(holderView), LEASE).build());
+                LockClient other = LockClient.create(otherConfig.build())) {
+            for (int round = 0; round < rounds; round++) {
+                awaitOutOfQuarantine(servers);
+                List<Integer> nodes =
+                        new ArrayList<>(IntStream.range(0, 5).boxed().toList());
+                Collections.shuffle(nodes);
+                List<Integer> majority = nodes.subList(0, 3);
+                for (int n = 0; n < 5; n++) {
+                    if (majority.contains(n)) {
+                        holderView.get(n).pass();
+                    } else {
+                        holderView.get(n).reset();
+                    }
+                }
+                Section first = Section.enter(
+                                holder.lock(lock), Acquisition.fixed(Duration.ofSeconds(10), LEASE), "holder", recorder)
+                        .orElseThrow(() -> new AssertionError("the holder was not granted on " + majority));
+                assertThat(heldOn(servers, lock))
+                        .as("held on exactly the majority")
+                        .isEqualTo(sorted(majority));
+                FencedWrite firstWrite;
+                try (first;
+                        FencedIncrement increment = first.beginFenced(database.entityManagerFactory(), lock)) {
+                    servers.get(majority.get(0)).restartEmpty();
+                    for (int attempt = 0; attempt < ATTEMPTS_WHILE_HELD; attempt++) {
+                        Optional<Section> second = attemptOnce(other, lock, recorder);
+                        if (second.isPresent()) {
+                            try (Section intruder = second.get();
+                                    FencedIncrement late =
+                                            intruder.beginFenced(database.entityManagerFactory(), lock)) {
+                                intruder.commit(late);
+                            }
+                            break;
+                        }
+                        if (first.checkValid()) {
+                            refusedWhileValid++;
+                        }
+                    }
+                    firstWrite = first.commit(increment);
+                }
+                if (quarantine == null) {
+                    assertThat(firstWrite.outcome()).isEqualTo(WriteOutcome.OK);
+                }
+                try (Section next = Section.enter(
+                                        other.lock(lock),
+                                        Acquisition.fixed(Duration.ofSeconds(10), LEASE),
+                                        "other",
+                                        recorder)
+                                .orElseThrow(() -> new AssertionError("no grant after the holder left"));
+                        FencedIncrement increment = next.beginFenced(database.entityManagerFactory(), lock)) {
+                    next.commit(increment);
+                }
+            }
+        } finally {
+            RedisSetup.closeAll(holderView);
+        }
+        return new Outcome(rounds, recorder, database.counterState(lock, 0), refusedWhileValid);
+    }
+
+    /** One attempt; no quorum of counting nodes (a {@link LockUnavailableException}) is no grant either. */
+    private static Optional<Section> attemptOnce(LockClient client, String lock, HistoryRecorder recorder)
+            throws InterruptedException {
+        try {
+            return Section.enter(client.lock(lock), Acquisition.fixed(Duration.ZERO, LEASE), "other", recorder);
+        } catch (LockUnavailableException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Waits until every node has been up for longer than the quarantine, so that each round starts
+     * with five counting nodes and only the restart of that round is quarantined. Redis reports
+     * uptime in whole seconds, rounded down, hence the extra second.
+     */
+    private static void awaitOutOfQuarantine(RedisServers servers) throws InterruptedException {
+        long needed = LEASE.toSeconds() + 1;
+        long missing = 0;
+        for (int n = 0; n < servers.size(); n++) {
+            String info = (String) servers.get(n).command("INFO", "server");
+            long uptime = info.lines()
+                    .filter(line -> line.startsWith("uptime_in_seconds:"))
+                    .mapToLong(line -> Long.parseLong(
+                            line.substring("uptime_in_seconds:".length()).trim()))
+                    .findFirst()
+                    .orElseThrow();
+            missing = Math.max(missing, needed - uptime);
+        }
+        if (missing > 0) {
+            Thread.sleep(Duration.ofSeconds(missing).toMillis());
+        }
+    }
+
+    private static List<Integer> heldOn(RedisServers servers, String lock) {
+        List<Integer> held = new ArrayList<>();
+        for (int n = 0; n < servers.size(); n++) {
+            if (servers.get(n).command("GET", RedlockKeys.lockKey(lock)) != null) {
+                held.add(n);
+            }
+        }
+        return held;
+    }
+
+    private static List<Integer> sorted(List<Integer> nodes) {
+        List<Integer> copy = new ArrayList<>(nodes);
+        Collections.sort(copy);
+        return copy;
+    }
+}
