@@ -34,6 +34,13 @@ public record History(List<CriticalSection> sections, List<FencedWrite> writes) 
         return merge(List.of(histories));
     }
 
+    /** The same sections, and only the writes to {@code counter}. */
+    public History writesTo(String counter) {
+        return new History(
+                sections,
+                writes.stream().filter(w -> w.counter().equals(counter)).toList());
+    }
+
     /** Reads a history written by {@link #writeTo}. */
     public static History readFrom(Path file) throws IOException {
         return HistoryFormat.read(file);
