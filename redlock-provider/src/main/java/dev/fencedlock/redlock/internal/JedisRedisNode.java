@@ -14,6 +14,8 @@ import org.apache.commons.pool2.PooledObject;
 import org.apache.commons.pool2.PooledObjectFactory;
 import org.apache.commons.pool2.impl.DefaultPooledObject;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import redis.clients.jedis.ClientSetInfoConfig;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
@@ -47,6 +49,8 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * other idle connections are dropped too, as they are as stale.
  */
 final class JedisRedisNode implements RedisNode {
+    private static final Logger log = LoggerFactory.getLogger(JedisRedisNode.class);
+
     private final String name;
     private final long timeoutNanos;
     private final int timeoutMillis;
@@ -70,7 +74,7 @@ final class JedisRedisNode implements RedisNode {
         this.executor = executor;
         this.config = clientConfig(address, timeoutMillis, tls);
         this.sockets = new DefaultJedisSocketFactory(new HostAndPort(address.host(), address.port()), config);
-        this.pool = new ConnectionPool(new Factory(sockets, config, clock), poolConfig(timeout));
+        this.pool = new ConnectionPool(new Factory(name, sockets, config, clock), poolConfig(timeout));
     }
 
     /** Jedis settings for one node: timeouts, credentials, database and TLS from the URI. */
@@ -339,13 +343,20 @@ final class JedisRedisNode implements RedisNode {
         }
     }
 
-    /** Opens, probes, validates and closes pooled connections. */
+    /**
+     * Opens, probes, validates and closes pooled connections. The first connection to an
+     * incarnation that may evict keys logs a warning: the warm-up at start-up opens one, so a
+     * misconfigured node is reported when the client starts, not at its first refused vote.
+     */
     private static final class Factory implements PooledObjectFactory<Connection> {
+        private final String name;
         private final JedisSocketFactory sockets;
         private final JedisClientConfig config;
         private final MonotonicClock clock;
+        private volatile String warnedRunId;
 
-        Factory(JedisSocketFactory sockets, JedisClientConfig config, MonotonicClock clock) {
+        Factory(String name, JedisSocketFactory sockets, JedisClientConfig config, MonotonicClock clock) {
+            this.name = name;
             this.sockets = sockets;
             this.config = config;
             this.clock = clock;
@@ -359,6 +370,16 @@ final class JedisRedisNode implements RedisNode {
             } catch (RuntimeException e) {
                 connection.disconnect();
                 throw e;
+            }
+            RedisInstance instance = connection.instance();
+            if (instance.evictionPolicy() != null && !instance.runId().equals(warnedRunId)) {
+                warnedRunId = instance.runId();
+                log.warn(
+                        "Redis node {} has maxmemory-policy {}: it may evict lock keys and token counters under"
+                                + " memory pressure, so it does not count toward any quorum. Set maxmemory-policy"
+                                + " noeviction (or maxmemory 0) on it.",
+                        name,
+                        instance.evictionPolicy());
             }
             return new DefaultPooledObject<>(connection);
         }

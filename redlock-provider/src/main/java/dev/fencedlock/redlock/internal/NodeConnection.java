@@ -25,14 +25,23 @@ final class NodeConnection extends Connection {
         super(socketFactory, config);
     }
 
-    /** Asks {@code INFO server} which incarnation this connection talks to. */
+    /**
+     * Asks {@code INFO server} which incarnation this connection talks to, and {@code INFO memory}
+     * whether it may evict keys; both in one round trip.
+     */
     void probe(MonotonicClock clock) {
         sendCommand(Protocol.Command.INFO, "server");
-        Object reply = getOne();
+        sendCommand(Protocol.Command.INFO, "memory");
+        String server = text("server", getOne());
+        String memory = text("memory", getOne());
+        instance = RedisInstance.fromInfo(server + "\r\n" + memory, clock.nanoTime());
+    }
+
+    private static String text(String section, Object reply) {
         if (!(reply instanceof byte[] text)) {
-            throw new IllegalStateException("INFO server answered with " + reply);
+            throw new IllegalStateException("INFO " + section + " answered with " + reply);
         }
-        instance = RedisInstance.fromInfo(SafeEncoder.encode(text), clock.nanoTime());
+        return SafeEncoder.encode(text);
     }
 
     RedisInstance instance() {

@@ -268,7 +268,7 @@ final class RedlockLock extends AbstractFencedLock {
         return replies;
     }
 
-    private NodeQuarantinedException exclusion(int node, NodeReply reply, long attemptStart, long now) {
+    private RuntimeException exclusion(int node, NodeReply reply, long attemptStart, long now) {
         return provider.health()
                 .get(node)
                 .exclusion(
