@@ -33,6 +33,13 @@ final class FaultRun {
     static CheckReport check(String scenario, History history, List<CounterState> counters) {
         CheckReport report = HistoryChecker.check(history, counters);
         log.info("{}: {}", scenario, report.summary());
+        report.overlaps()
+                .forEach(pair -> log.info(
+                        "{}: overlap {} (both valid: {}, announced loss: {})",
+                        scenario,
+                        pair,
+                        pair.bothBelievedValid(),
+                        pair.explainedByLoss()));
         assertThat(report.violations()).as("%s: %s", scenario, report.summary()).isEmpty();
         return report;
     }

@@ -70,7 +70,8 @@ class RedisNodeKillIT {
                     Acquisition.renewing(Duration.ofSeconds(1)),
                     database.entityManagerFactory(),
                     lock,
-                    recorder);
+                    recorder,
+                    Duration.ofMillis(200));
             try (run) {
                 run.start();
                 int phase = 0;

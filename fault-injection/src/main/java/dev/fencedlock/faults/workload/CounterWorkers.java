@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -40,6 +41,7 @@ public final class CounterWorkers implements AutoCloseable {
     private final EntityManagerFactory factory;
     private final String counter;
     private final HistoryRecorder recorder;
+    private final Duration maxDwell;
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicInteger phase = new AtomicInteger();
     private final ConcurrentHashMap<Integer, AtomicLong> completedByPhase = new ConcurrentHashMap<>();
@@ -51,17 +53,23 @@ public final class CounterWorkers implements AutoCloseable {
     private final Condition progress = progressLock.newCondition();
     private volatile boolean stopping;
 
+    /**
+     * @param maxDwell how long a worker may work between its read and its write: a random time up
+     *     to this, so that faults also hit holders that are renewing; {@link Duration#ZERO} for none
+     */
     public CounterWorkers(
             List<Worker> workers,
             Acquisition acquisition,
             EntityManagerFactory factory,
             String counter,
-            HistoryRecorder recorder) {
+            HistoryRecorder recorder,
+            Duration maxDwell) {
         this.workers = List.copyOf(workers);
         this.acquisition = acquisition;
         this.factory = factory;
         this.counter = counter;
         this.recorder = recorder;
+        this.maxDwell = maxDwell;
     }
 
     public void start() {
@@ -101,6 +109,9 @@ public final class CounterWorkers implements AutoCloseable {
             Hold hold = nextHold.getAndSet(null);
             if (hold != null) {
                 hold.holding(section);
+            }
+            if (!maxDwell.isZero()) {
+                Thread.sleep(ThreadLocalRandom.current().nextLong(maxDwell.toMillis() + 1));
             }
             section.commit(increment);
         }
