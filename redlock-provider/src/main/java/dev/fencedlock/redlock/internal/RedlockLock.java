@@ -218,13 +218,18 @@ final class RedlockLock extends AbstractFencedLock {
                 long outcome = (Long) result.get(0);
                 if (outcome == 0) {
                     votes.taken();
-                } else {
+                } else if (outcome == 1 || outcome == 2) {
                     long counter = Long.parseLong(new String((byte[]) result.get(1), StandardCharsets.US_ASCII));
                     provider.tokens().observe(counter);
                     votes.granted(outcome == 1, counter);
+                } else {
+                    // only what acquire.lua returns is a vote; anything else did not come from it
+                    throw new IllegalStateException("outcome " + outcome + " is none of 0, 1, 2");
                 }
             } catch (RuntimeException e) {
-                votes.failed(provider.nodes().get(i).name(), new IllegalStateException("unexpected reply", e));
+                votes.failed(
+                        provider.nodes().get(i).name(),
+                        new IllegalStateException("unexpected reply to the acquire script: " + reply.describe(), e));
             }
         }
         return votes;
