@@ -98,7 +98,7 @@ public final class FaultMatrix {
             text.append("| ")
                     .append(row.id())
                     .append(" | ")
-                    .append(row.fault())
+                    .append(cell(row.fault()))
                     .append(" | ")
                     .append(row.backend())
                     .append(" | ")
@@ -118,12 +118,17 @@ public final class FaultMatrix {
                     .append(" | ")
                     .append(row.lostUpdates())
                     .append(" | ")
-                    .append(row.control())
+                    .append(cell(row.control()))
                     .append(" | ")
-                    .append(row.notes())
+                    .append(cell(row.notes()))
                     .append(" |\n");
         }
         return text.toString();
+    }
+
+    /** Text for a table cell: a bar would end the cell. */
+    private static String cell(String text) {
+        return text.replace("|", "\\|");
     }
 
     /**
