@@ -3,7 +3,6 @@ package dev.fencedlock.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencedlock.LockClient;
-import dev.fencedlock.faults.db.FaultDatabase;
 import dev.fencedlock.faults.db.FencedIncrement;
 import dev.fencedlock.faults.db.UnfencedIncrement;
 import dev.fencedlock.faults.history.CheckReport;
@@ -24,8 +23,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -55,17 +52,8 @@ class ClockJumpIT {
     @RegisterExtension
     static final RedisServersExtension redis = RedisServersExtension.nodes(5);
 
-    private static FaultDatabase database;
-
-    @BeforeAll
-    static void openDatabase() {
-        database = FaultDatabase.create();
-    }
-
-    @AfterAll
-    static void closeDatabase() {
-        database.close();
-    }
+    @RegisterExtension
+    static final FaultDatabaseExtension db = new FaultDatabaseExtension();
 
     private enum Schedule {
         SUCCESSOR_WRITES_FIRST,
@@ -78,8 +66,8 @@ class ClockJumpIT {
         RedisServers servers = redis.servers();
         String lock = "faults:clock-jump";
         String control = lock + ":unfenced";
-        database.createCounter(lock, 0);
-        database.createCounter(control, 0);
+        db.get().createCounter(lock, 0);
+        db.get().createCounter(control, 0);
         HistoryRecorder recorder = new HistoryRecorder();
         int rounds = FaultRun.rounds(12);
         List<TcpProxy> view1 = RedisSetup.proxies(servers);
@@ -108,9 +96,9 @@ class ClockJumpIT {
                         () -> Section.enter(client1.lock(lock), Acquisition.fixed(STEP, LEASE), "client-1", recorder)
                                 .orElseThrow(() -> new AssertionError("client 1 not granted on A, B, C")));
                 FencedIncrement holderWrite =
-                        on(thread1, () -> holder.beginFenced(database.entityManagerFactory(), lock));
+                        on(thread1, () -> holder.beginFenced(db.get().entityManagerFactory(), lock));
                 UnfencedIncrement holderControl =
-                        on(thread1, () -> holder.beginUnfenced(database.dataSource(), control));
+                        on(thread1, () -> holder.beginUnfenced(db.get().dataSource(), control));
 
                 assertThat(servers.get(C).command("PEXPIRE", RedlockKeys.lockKey(lock), "1"))
                         .as("C held client 1's key")
@@ -140,9 +128,9 @@ class ClockJumpIT {
                     }
                     case HOLDER_WRITES_BETWEEN_SUCCESSORS_READ_AND_WRITE -> {
                         FencedIncrement successorWrite =
-                                on(thread2, () -> successor.beginFenced(database.entityManagerFactory(), lock));
-                        UnfencedIncrement successorControl =
-                                on(thread2, () -> successor.beginUnfenced(database.dataSource(), control));
+                                on(thread2, () -> successor.beginFenced(db.get().entityManagerFactory(), lock));
+                        UnfencedIncrement successorControl = on(
+                                thread2, () -> successor.beginUnfenced(db.get().dataSource(), control));
                         on(thread1, holderFinishes);
                         on(thread2, () -> {
                             successor.commit(successorWrite);
@@ -162,9 +150,10 @@ class ClockJumpIT {
 
         History history = recorder.snapshot();
         String scenario = "clock jump on one of five nodes";
-        CheckReport report = FaultRun.check(scenario, history.writesTo(lock), List.of(database.counterState(lock, 0)));
+        CheckReport report = FaultRun.check(
+                scenario, history.writesTo(lock), List.of(db.get().counterState(lock, 0)));
         CheckReport unfenced =
-                HistoryChecker.check(history.writesTo(control), List.of(database.counterState(control, 0)));
+                HistoryChecker.check(history.writesTo(control), List.of(db.get().counterState(control, 0)));
         assertThat(report.unsafeOverlaps())
                 .as("two holders that both believed their lease valid, every round")
                 .hasSize(rounds);
@@ -188,8 +177,8 @@ class ClockJumpIT {
 
     private static Void successorReadsAndWrites(Section successor, String lock, String control) {
         try (successor;
-                FencedIncrement write = successor.beginFenced(database.entityManagerFactory(), lock)) {
-            UnfencedIncrement controlWrite = successor.beginUnfenced(database.dataSource(), control);
+                FencedIncrement write = successor.beginFenced(db.get().entityManagerFactory(), lock)) {
+            UnfencedIncrement controlWrite = successor.beginUnfenced(db.get().dataSource(), control);
             successor.commit(write);
             successor.commit(controlWrite);
         }

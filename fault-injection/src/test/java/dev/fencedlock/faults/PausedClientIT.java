@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
-import dev.fencedlock.faults.db.FaultDatabase;
-import dev.fencedlock.faults.db.FencedIncrement;
 import dev.fencedlock.faults.history.CheckReport;
 import dev.fencedlock.faults.history.FencedWrite;
 import dev.fencedlock.faults.history.History;
@@ -23,8 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -43,17 +39,8 @@ class PausedClientIT {
     @RegisterExtension
     static final RedisServersExtension redis = RedisServersExtension.nodes(3);
 
-    private static FaultDatabase database;
-
-    @BeforeAll
-    static void openDatabase() {
-        database = FaultDatabase.create();
-    }
-
-    @AfterAll
-    static void closeDatabase() {
-        database.close();
-    }
+    @RegisterExtension
+    static final FaultDatabaseExtension db = new FaultDatabaseExtension();
 
     @Test
     void redlockAPausedHolderIsSucceededAndItsLateWriteRefused() throws Exception {
@@ -121,14 +108,14 @@ class PausedClientIT {
             boolean boundedValidity)
             throws Exception {
         String lock = "faults:" + rowId;
-        database.createCounter(lock, 0);
+        db.get().createCounter(lock, 0);
         HistoryRecorder recorder = new HistoryRecorder();
         History paused;
         try (LockClient successor = LockClient.create(config);
                 ClientProcess client = ClientProcess.start(
                         rowId,
                         Path.of("target", "client-processes"),
-                        database.settings(),
+                        db.get().settings(),
                         settings,
                         Duration.ofSeconds(30),
                         Duration.ofSeconds(30),
@@ -139,11 +126,10 @@ class PausedClientIT {
                 client.stop();
                 FencedWrite successorWrite;
                 try (Section next = Section.enter(
-                                        successor.lock(lock), Acquisition.renewing(STEP), "successor", recorder)
-                                .orElseThrow(() -> new AssertionError("no successor while the holder was paused"));
-                        FencedIncrement increment = next.beginFenced(database.entityManagerFactory(), lock)) {
+                                successor.lock(lock), Acquisition.renewing(STEP), "successor", recorder)
+                        .orElseThrow(() -> new AssertionError("no successor while the holder was paused"))) {
                     assertThat(next.lease().token()).isGreaterThan(pausedToken);
-                    successorWrite = next.commit(increment);
+                    successorWrite = next.increment(db.get().entityManagerFactory(), lock);
                 } finally {
                     client.resume();
                 }
@@ -159,7 +145,9 @@ class PausedClientIT {
 
         String scenario = "paused client, " + backend;
         CheckReport report = FaultRun.check(
-                scenario, History.merge(paused, recorder.snapshot()), List.of(database.counterState(lock, 0)));
+                scenario,
+                History.merge(paused, recorder.snapshot()),
+                List.of(db.get().counterState(lock, 0)));
         assertThat(report.overlaps()).as("a successor during every pause").hasSize(rounds);
         FaultRun.assertNoOverlapWithoutLoss(scenario, report);
         if (boundedValidity) {

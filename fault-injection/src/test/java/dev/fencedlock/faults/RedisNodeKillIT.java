@@ -3,7 +3,6 @@ package dev.fencedlock.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencedlock.LockClient;
-import dev.fencedlock.faults.db.FaultDatabase;
 import dev.fencedlock.faults.history.CheckReport;
 import dev.fencedlock.faults.history.HistoryRecorder;
 import dev.fencedlock.faults.report.FaultMatrix;
@@ -17,8 +16,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -36,23 +33,14 @@ class RedisNodeKillIT {
     @RegisterExtension
     static final RedisServersExtension redis = RedisServersExtension.nodes(5);
 
-    private static FaultDatabase database;
-
-    @BeforeAll
-    static void openDatabase() {
-        database = FaultDatabase.create();
-    }
-
-    @AfterAll
-    static void closeDatabase() {
-        database.close();
-    }
+    @RegisterExtension
+    static final FaultDatabaseExtension db = new FaultDatabaseExtension();
 
     @Test
     void killingAMinorityMidRunKeepsHoldersApartAndAcquisitionsGoing() throws Exception {
         RedisServers servers = redis.servers();
         String lock = "faults:kill-minority";
-        database.createCounter(lock, 0);
+        db.get().createCounter(lock, 0);
         HistoryRecorder recorder = new HistoryRecorder();
         List<LockClient> clients = new ArrayList<>();
         List<CounterWorkers.Worker> workers = new ArrayList<>();
@@ -68,7 +56,7 @@ class RedisNodeKillIT {
             run = new CounterWorkers(
                     workers,
                     Acquisition.renewing(Duration.ofSeconds(1)),
-                    database.entityManagerFactory(),
+                    db.get().entityManagerFactory(),
                     lock,
                     recorder,
                     Duration.ofMillis(200));
@@ -103,7 +91,8 @@ class RedisNodeKillIT {
 
         assertThat(run.unexpected()).as("unexpected worker failures").isEmpty();
         String scenario = "kill -9 a minority";
-        CheckReport report = FaultRun.check(scenario, recorder.snapshot(), List.of(database.counterState(lock, 0)));
+        CheckReport report =
+                FaultRun.check(scenario, recorder.snapshot(), List.of(db.get().counterState(lock, 0)));
         FaultRun.assertNoUnsafeOverlap(scenario, report);
         FaultRun.assertNoOverlapWithoutLoss(scenario, report);
         FaultMatrix.record(MatrixRow.of(

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockUnavailableException;
-import dev.fencedlock.faults.db.FaultDatabase;
 import dev.fencedlock.faults.db.FencedIncrement;
 import dev.fencedlock.faults.history.CheckReport;
 import dev.fencedlock.faults.history.FencedWrite;
@@ -24,8 +23,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -47,17 +44,8 @@ class RedisRestartQuarantineIT {
     @RegisterExtension
     static final RedisServersExtension redis = RedisServersExtension.nodes(5);
 
-    private static FaultDatabase database;
-
-    @BeforeAll
-    static void openDatabase() {
-        database = FaultDatabase.create();
-    }
-
-    @AfterAll
-    static void closeDatabase() {
-        database.close();
-    }
+    @RegisterExtension
+    static final FaultDatabaseExtension db = new FaultDatabaseExtension();
 
     @Test
     void theQuarantineKeepsARestartedNodeOutOfASecondHoldersQuorum() throws Exception {
@@ -117,7 +105,7 @@ class RedisRestartQuarantineIT {
      */
     private Outcome run(String lock, int rounds, Duration quarantine) throws Exception {
         RedisServers servers = redis.servers();
-        database.createCounter(lock, 0);
+        db.get().createCounter(lock, 0);
         HistoryRecorder recorder = new HistoryRecorder();
         List<TcpProxy> holderView = RedisSetup.proxies(servers);
         var otherConfig = RedisSetup.config(servers.uris(), LEASE);
@@ -149,15 +137,13 @@ class RedisRestartQuarantineIT {
                         .isEqualTo(sorted(majority));
                 FencedWrite firstWrite;
                 try (first;
-                        FencedIncrement increment = first.beginFenced(database.entityManagerFactory(), lock)) {
+                        FencedIncrement increment = first.beginFenced(db.get().entityManagerFactory(), lock)) {
                     servers.get(majority.get(0)).restartEmpty();
                     for (int attempt = 0; attempt < ATTEMPTS_WHILE_HELD; attempt++) {
                         Optional<Section> second = attemptOnce(other, lock, recorder);
                         if (second.isPresent()) {
-                            try (Section intruder = second.get();
-                                    FencedIncrement late =
-                                            intruder.beginFenced(database.entityManagerFactory(), lock)) {
-                                intruder.commit(late);
+                            try (Section intruder = second.get()) {
+                                intruder.increment(db.get().entityManagerFactory(), lock);
                             }
                             break;
                         }
@@ -171,19 +157,15 @@ class RedisRestartQuarantineIT {
                     assertThat(firstWrite.outcome()).isEqualTo(WriteOutcome.OK);
                 }
                 try (Section next = Section.enter(
-                                        other.lock(lock),
-                                        Acquisition.fixed(Duration.ofSeconds(10), LEASE),
-                                        "other",
-                                        recorder)
-                                .orElseThrow(() -> new AssertionError("no grant after the holder left"));
-                        FencedIncrement increment = next.beginFenced(database.entityManagerFactory(), lock)) {
-                    next.commit(increment);
+                                other.lock(lock), Acquisition.fixed(Duration.ofSeconds(10), LEASE), "other", recorder)
+                        .orElseThrow(() -> new AssertionError("no grant after the holder left"))) {
+                    next.increment(db.get().entityManagerFactory(), lock);
                 }
             }
         } finally {
             RedisSetup.closeAll(holderView);
         }
-        return new Outcome(rounds, recorder, database.counterState(lock, 0), refusedWhileValid);
+        return new Outcome(rounds, recorder, db.get().counterState(lock, 0), refusedWhileValid);
     }
 
     /** One attempt; no quorum of counting nodes (a {@link LockUnavailableException}) is no grant either. */

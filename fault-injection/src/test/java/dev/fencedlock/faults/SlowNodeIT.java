@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockUnavailableException;
-import dev.fencedlock.faults.db.FaultDatabase;
-import dev.fencedlock.faults.db.FencedIncrement;
 import dev.fencedlock.faults.history.CheckReport;
 import dev.fencedlock.faults.history.HistoryRecorder;
 import dev.fencedlock.faults.proxy.TcpProxy;
@@ -27,8 +25,6 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -48,23 +44,14 @@ class SlowNodeIT {
     @RegisterExtension
     static final RedisServersExtension redis = RedisServersExtension.nodes(5);
 
-    private static FaultDatabase database;
-
-    @BeforeAll
-    static void openDatabase() {
-        database = FaultDatabase.create();
-    }
-
-    @AfterAll
-    static void closeDatabase() {
-        database.close();
-    }
+    @RegisterExtension
+    static final FaultDatabaseExtension db = new FaultDatabaseExtension();
 
     @Test
     void aPartitionedMinorityCostsAnAttemptAboutOneNodeTimeout() throws Exception {
         RedisServers servers = redis.servers();
         String lock = "faults:partitioned-minority";
-        database.createCounter(lock, 0);
+        db.get().createCounter(lock, 0);
         HistoryRecorder recorder = new HistoryRecorder();
         List<TcpProxy> proxies = RedisSetup.proxies(servers);
         Duration lease = Duration.ofSeconds(2);
@@ -90,9 +77,8 @@ class SlowNodeIT {
                             .isLessThan(RedisSetup.NODE_TIMEOUT.plus(SCHEDULING_SLACK));
                     if (section.isPresent()) {
                         granted++;
-                        try (Section held = section.get();
-                                FencedIncrement increment = held.beginFenced(database.entityManagerFactory(), lock)) {
-                            held.commit(increment);
+                        try (Section held = section.get()) {
+                            held.increment(db.get().entityManagerFactory(), lock);
                         }
                     }
                 }
@@ -111,8 +97,8 @@ class SlowNodeIT {
             RedisSetup.closeAll(proxies);
         }
         assertThat(granted).as("attempts granted with three healthy nodes").isPositive();
-        CheckReport report =
-                FaultRun.check("partitioned minority", recorder.snapshot(), List.of(database.counterState(lock, 0)));
+        CheckReport report = FaultRun.check(
+                "partitioned minority", recorder.snapshot(), List.of(db.get().counterState(lock, 0)));
         FaultMatrix.record(MatrixRow.of(
                 "5a-partitioned-minority",
                 "2 of 5 nodes partitioned (bytes held), single attempts",
@@ -128,7 +114,7 @@ class SlowNodeIT {
     void repliesDelayedPastTheLeaseNeverYieldAGrant() throws Exception {
         RedisServers servers = redis.servers();
         String lock = "faults:late-replies";
-        database.createCounter(lock, 0);
+        db.get().createCounter(lock, 0);
         HistoryRecorder recorder = new HistoryRecorder();
         List<TcpProxy> proxies = RedisSetup.proxies(servers);
         Duration lease = Duration.ofMillis(800);
@@ -170,9 +156,7 @@ class SlowNodeIT {
                                     .as("nodes whose key outlives the client's validity of %d ms", remainingMillis)
                                     .isGreaterThanOrEqualTo(3);
                             proxies.forEach(TcpProxy::pass);
-                            try (FencedIncrement increment = held.beginFenced(database.entityManagerFactory(), lock)) {
-                                held.commit(increment);
-                            }
+                            held.increment(db.get().entityManagerFactory(), lock);
                         }
                     }
                     proxies.forEach(TcpProxy::pass);
@@ -181,8 +165,8 @@ class SlowNodeIT {
         } finally {
             RedisSetup.closeAll(proxies);
         }
-        CheckReport report =
-                FaultRun.check("late replies", recorder.snapshot(), List.of(database.counterState(lock, 0)));
+        CheckReport report = FaultRun.check(
+                "late replies", recorder.snapshot(), List.of(db.get().counterState(lock, 0)));
         FaultMatrix.record(MatrixRow.of(
                 "5b-late-replies",
                 "every node's replies delayed by 0.1, 0.5, 1.5 and 3 times the 800 ms lease",
@@ -198,7 +182,7 @@ class SlowNodeIT {
     void partitionsThatComeAndGoUnderContentionNeverLetTwoHoldersOverlap() throws Exception {
         RedisServers servers = redis.servers();
         String lock = "faults:flapping";
-        database.createCounter(lock, 0);
+        db.get().createCounter(lock, 0);
         HistoryRecorder recorder = new HistoryRecorder();
         Duration lease = Duration.ofMillis(1500);
         List<List<TcpProxy>> views = new ArrayList<>();
@@ -222,7 +206,7 @@ class SlowNodeIT {
             run = new CounterWorkers(
                     workers,
                     Acquisition.renewing(Duration.ofSeconds(2)),
-                    database.entityManagerFactory(),
+                    db.get().entityManagerFactory(),
                     lock,
                     recorder,
                     Duration.ofMillis(600));
@@ -252,7 +236,8 @@ class SlowNodeIT {
         }
         assertThat(run.unexpected()).isEmpty();
         String scenario = "flapping partitions";
-        CheckReport report = FaultRun.check(scenario, recorder.snapshot(), List.of(database.counterState(lock, 0)));
+        CheckReport report =
+                FaultRun.check(scenario, recorder.snapshot(), List.of(db.get().counterState(lock, 0)));
         FaultRun.assertNoUnsafeOverlap(scenario, report);
         FaultRun.assertNoOverlapWithoutLoss(scenario, report);
         FaultMatrix.record(MatrixRow.of(

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
-import dev.fencedlock.faults.db.FaultDatabase;
 import dev.fencedlock.faults.history.CheckReport;
 import dev.fencedlock.faults.history.HistoryRecorder;
 import dev.fencedlock.faults.report.FaultMatrix;
@@ -26,9 +25,8 @@ import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.KillSession;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Fault 6: ZooKeeper loses a holder's session, restarts, or loses its leader while workers contend
@@ -47,17 +45,8 @@ class ZooKeeperFaultsIT {
     private static final int WORKERS = 3;
     private static final int SECTIONS_BETWEEN_FAULTS = 8;
 
-    private static FaultDatabase database;
-
-    @BeforeAll
-    static void openDatabase() {
-        database = FaultDatabase.create();
-    }
-
-    @AfterAll
-    static void closeDatabase() {
-        database.close();
-    }
+    @RegisterExtension
+    static final FaultDatabaseExtension db = new FaultDatabaseExtension();
 
     /** What a fault does to the ensemble, and how the ensemble is brought back. */
     private interface Fault {
@@ -147,7 +136,7 @@ class ZooKeeperFaultsIT {
 
     private void run(String connect, int rounds, String rowId, String description, Fault fault) throws Exception {
         String lock = "faults:" + rowId;
-        database.createCounter(lock, 0);
+        db.get().createCounter(lock, 0);
         HistoryRecorder recorder = new HistoryRecorder();
         Workers workers = new Workers(new LinkedHashMap<>(), new ArrayList<>());
         List<CounterWorkers.Worker> contenders = new ArrayList<>();
@@ -172,7 +161,7 @@ class ZooKeeperFaultsIT {
             run = new CounterWorkers(
                     contenders,
                     Acquisition.renewing(Duration.ofSeconds(5)),
-                    database.entityManagerFactory(),
+                    db.get().entityManagerFactory(),
                     lock,
                     recorder,
                     Duration.ofMillis(200));
@@ -200,7 +189,8 @@ class ZooKeeperFaultsIT {
             workers.curators.values().forEach(CuratorFramework::close);
         }
         assertThat(run.unexpected()).isEmpty();
-        CheckReport report = FaultRun.check(rowId, recorder.snapshot(), List.of(database.counterState(lock, 0)));
+        CheckReport report =
+                FaultRun.check(rowId, recorder.snapshot(), List.of(db.get().counterState(lock, 0)));
         FaultRun.assertNoOverlapWithoutLoss(rowId, report);
         FaultRun.assertNoUnsafeOverlap(rowId, report);
         assertThat(report.writesRefused())

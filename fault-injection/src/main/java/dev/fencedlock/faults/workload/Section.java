@@ -92,6 +92,13 @@ public final class Section implements AutoCloseable {
         return UnfencedIncrement.begin(dataSource, counter);
     }
 
+    /** A whole fenced increment of {@code counter} (read, write, commit); records its outcome. */
+    public FencedWrite increment(EntityManagerFactory factory, String counter) {
+        try (FencedIncrement increment = beginFenced(factory, counter)) {
+            return commit(increment);
+        }
+    }
+
     /** Commits the increment and records its outcome. */
     public FencedWrite commit(FencedIncrement increment) {
         checkValid();
