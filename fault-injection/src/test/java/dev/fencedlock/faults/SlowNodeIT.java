@@ -31,9 +31,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Fault 5: slow and partitioned nodes, made with a TCP proxy between each client and each node. A
- * partitioned minority must cost an attempt no more than about one node timeout; replies that come
- * back after the lease must never make a grant; partitions that come and go under contention must
- * not let two holders overlap.
+ * partitioned minority must cost an attempt no more than about one node timeout, two when the
+ * attempt fails (its partial grants are released on every node, and the partitioned ones are waited
+ * for again); replies that come back after the lease must never make a grant; partitions that come
+ * and go under contention must not let two holders overlap.
  */
 class SlowNodeIT {
     /**
@@ -75,7 +76,7 @@ class SlowNodeIT {
                     slowest = Math.max(slowest, elapsed);
                     assertThat(Duration.ofNanos(elapsed))
                             .as("one attempt with nodes %s partitioned", nodes.subList(0, 2))
-                            .isLessThan(RedisSetup.NODE_TIMEOUT.plus(SCHEDULING_SLACK));
+                            .isLessThan(RedisSetup.NODE_TIMEOUT.multipliedBy(2).plus(SCHEDULING_SLACK));
                     if (section.isPresent()) {
                         granted++;
                         try (Section held = section.get()) {
@@ -92,8 +93,9 @@ class SlowNodeIT {
                     .hasMessageContaining("0 of 5 nodes answered");
             assertThat(Duration.ofNanos(System.nanoTime() - start))
                     .as("a wait of 1 s with every node partitioned")
-                    .isLessThan(
-                            Duration.ofSeconds(1).plus(RedisSetup.NODE_TIMEOUT).plus(SCHEDULING_SLACK));
+                    .isLessThan(Duration.ofSeconds(1)
+                            .plus(RedisSetup.NODE_TIMEOUT.multipliedBy(2))
+                            .plus(SCHEDULING_SLACK));
         } finally {
             RedisSetup.closeAll(proxies);
         }
@@ -108,7 +110,8 @@ class SlowNodeIT {
                 report,
                 "-",
                 granted + " of " + 3 * rounds + " attempts granted; slowest attempt " + slowest / 1_000_000
-                        + " ms (node timeout " + RedisSetup.NODE_TIMEOUT.toMillis() + " ms)"));
+                        + " ms (node timeout " + RedisSetup.NODE_TIMEOUT.toMillis() + " ms; a failed attempt also"
+                        + " waits for its release)"));
     }
 
     @Test
@@ -185,13 +188,14 @@ class SlowNodeIT {
         String lock = "faults:flapping";
         db.get().createCounter(lock, 0);
         HistoryRecorder recorder = new HistoryRecorder();
-        Duration lease = Duration.ofMillis(1500);
+        // sections dwell up to 1.5 s on a 1 s lease: they live on renewals, which the partitions break
+        Duration lease = Duration.ofSeconds(1);
         List<List<TcpProxy>> views = new ArrayList<>();
         List<LockClient> clients = new ArrayList<>();
         List<CounterWorkers.Worker> workers = new ArrayList<>();
         AtomicBoolean chaos = new AtomicBoolean(true);
         AtomicLong switches = new AtomicLong();
-        int sections = FaultRun.rounds(30);
+        int sections = FaultRun.rounds(16);
         CounterWorkers run = null;
         Thread monkey = null;
         try {
@@ -210,7 +214,7 @@ class SlowNodeIT {
                     db.get().entityManagerFactory(),
                     lock,
                     recorder,
-                    Duration.ofMillis(600));
+                    Duration.ofMillis(1500));
             monkey = new Thread(() -> switchModes(views, chaos, switches), "partition-monkey");
             monkey.setDaemon(true);
             run.start();
@@ -243,7 +247,7 @@ class SlowNodeIT {
         FaultRun.assertNoOverlapWithoutLoss(scenario, report);
         FaultMatrix.record(MatrixRow.of(
                 "5c-flapping-partitions",
-                "3 contending clients, each node link switched at random between pass, delay (0-1 s),"
+                "3 contending clients, each client-node link switched at random between pass, delay (0-1.5 s),"
                         + " partition and reset",
                 "redlock",
                 switches.get(),
@@ -253,15 +257,19 @@ class SlowNodeIT {
                         + report.refusalReasons()));
     }
 
-    /** The fault schedule: sleeps set its pace, they synchronise nothing. */
+    /**
+     * The fault schedule: every 50 to 250 ms one client's link to one node changes, to a partition
+     * or a reset a third of the time each, to replies delayed up to 1.5 s (beyond the lease) a
+     * sixth of the time, else back to normal. Sleeps set the pace; they synchronise nothing.
+     */
     private static void switchModes(List<List<TcpProxy>> views, AtomicBoolean running, AtomicLong switches) {
         Random random = new Random();
         while (running.get()) {
             TcpProxy proxy = views.get(random.nextInt(views.size())).get(random.nextInt(5));
-            switch (random.nextInt(5)) {
+            switch (random.nextInt(6)) {
                 case 0, 1 -> proxy.pass();
-                case 2 -> proxy.delayReplies(Duration.ofMillis(random.nextInt(1000)));
-                case 3 -> proxy.blackhole();
+                case 2 -> proxy.delayReplies(Duration.ofMillis(random.nextInt(1500)));
+                case 3, 4 -> proxy.blackhole();
                 default -> proxy.reset();
             }
             switches.incrementAndGet();
