@@ -11,7 +11,8 @@ import java.util.Optional;
  * interruption.
  *
  * <p>Thread-safety: instances are safe for use from many threads at once and are cheap; obtain
- * them with {@link LockClient#lock(String)}.
+ * them with {@link LockClient#lock(String)}. Every acquire method throws {@link
+ * IllegalStateException} once the client that made the lock is closed.
  */
 public interface FencedLock {
 

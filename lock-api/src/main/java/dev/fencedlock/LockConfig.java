@@ -28,7 +28,7 @@ import java.util.function.BiConsumer;
  *   <tr><td>{@code fencedlock.redlock.node-timeout}</td><td>per-node connect and response timeout</td><td>50ms</td></tr>
  *   <tr><td>{@code fencedlock.redlock.drift-factor}</td><td>clock drift allowance as a fraction of the lease, in [0, 0.5)</td><td>0.01</td></tr>
  *   <tr><td>{@code fencedlock.redlock.retry-delay}</td><td>mean randomised delay between attempts</td><td>200ms</td></tr>
- *   <tr><td>{@code fencedlock.redlock.restart-quarantine}</td><td>how long a restarted node is kept out of the quorum</td><td>the longest lease time</td></tr>
+ *   <tr><td>{@code fencedlock.redlock.restart-quarantine}</td><td>how long a restarted node is kept out of the quorum; set it to the longest lease any client uses (longer leases are then rejected)</td><td>the longest lease this client has used</td></tr>
  *   <tr><td>{@code fencedlock.zookeeper.connect}</td><td>ZooKeeper connect string</td><td>required for zookeeper</td></tr>
  *   <tr><td>{@code fencedlock.zookeeper.base-path}</td><td>root znode for locks</td><td>{@code /fencedlock}</td></tr>
  *   <tr><td>{@code fencedlock.zookeeper.session-timeout}</td><td>Curator session timeout</td><td>15s</td></tr>
@@ -176,12 +176,20 @@ public final class LockConfig {
         List<String> nodes = new ArrayList<>();
         for (String part : value.split(",", -1)) {
             if (part.isBlank()) {
-                throw new IllegalArgumentException(REDLOCK_NODES + " has an empty entry in '"
-                        + RedisNodeAddress.mask(value) + "'; expected comma-separated redis:// URIs");
+                throw new IllegalArgumentException(REDLOCK_NODES + " has an empty entry in '" + maskEach(value)
+                        + "'; expected comma-separated redis:// URIs");
             }
             nodes.add(part.trim());
         }
         return nodes;
+    }
+
+    private static String maskEach(String commaSeparated) {
+        StringBuilder masked = new StringBuilder();
+        for (String part : commaSeparated.split(",", -1)) {
+            masked.append(masked.length() == 0 ? "" : ",").append(RedisNodeAddress.mask(part));
+        }
+        return masked.toString();
     }
 
     private static double parseFactor(String value) {
@@ -228,7 +236,7 @@ public final class LockConfig {
         return redlockRetryDelay;
     }
 
-    /** How long a restarted node stays out of the quorum; empty means the longest lease time. */
+    /** How long a restarted node stays out of the quorum; empty means this client's longest lease. */
     public Optional<Duration> redlockRestartQuarantine() {
         return Optional.ofNullable(redlockRestartQuarantine);
     }
@@ -363,7 +371,11 @@ public final class LockConfig {
             return this;
         }
 
-        /** Default: the longest lease time in use. Must be positive. */
+        /**
+         * Must be positive. The redlock backend rejects leases and extensions longer than it. Default:
+         * the longest lease this client has used, which is per client: set it to the longest lease any
+         * client of the same nodes uses whenever clients' lease times differ.
+         */
         public Builder redlockRestartQuarantine(Duration quarantine) {
             this.redlockRestartQuarantine = positive(REDLOCK_RESTART_QUARANTINE, quarantine);
             return this;

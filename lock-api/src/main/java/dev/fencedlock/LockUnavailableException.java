@@ -15,10 +15,25 @@ public class LockUnavailableException extends LockException {
     private final String lockName;
     private final transient List<NodeFailure> nodeFailures;
 
+    /** Every node in {@code nodeFailures} gave no answer; the others answered and counted. */
     public LockUnavailableException(
             String lockName, Duration elapsed, int nodesTotal, int nodesNeeded, List<NodeFailure> nodeFailures) {
+        this(lockName, elapsed, nodesTotal, nodesTotal - nodeFailures.size(), nodesNeeded, nodeFailures);
+    }
+
+    /**
+     * @param nodesAnswered how many nodes answered, including those in {@code nodeFailures} whose
+     *     answer did not count (for example a Redis node in its restart quarantine)
+     */
+    public LockUnavailableException(
+            String lockName,
+            Duration elapsed,
+            int nodesTotal,
+            int nodesAnswered,
+            int nodesNeeded,
+            List<NodeFailure> nodeFailures) {
         super(
-                message(lockName, elapsed, nodesTotal, nodesNeeded, nodeFailures),
+                message(lockName, elapsed, nodesTotal, nodesAnswered, nodesNeeded, nodeFailures),
                 nodeFailures.isEmpty() ? null : nodeFailures.get(0).cause());
         this.lockName = lockName;
         this.nodeFailures = List.copyOf(nodeFailures);
@@ -28,10 +43,17 @@ public class LockUnavailableException extends LockException {
     }
 
     private static String message(
-            String lockName, Duration elapsed, int nodesTotal, int nodesNeeded, List<NodeFailure> failures) {
+            String lockName,
+            Duration elapsed,
+            int nodesTotal,
+            int nodesAnswered,
+            int nodesNeeded,
+            List<NodeFailure> failures) {
         String causes = failures.stream().map(NodeFailure::toString).collect(Collectors.joining("; "));
+        int counted = nodesTotal - failures.size();
         return "Lock '" + lockName + "' unavailable after " + elapsed.toMillis() + " ms: "
-                + (nodesTotal - failures.size()) + " of " + nodesTotal + " nodes answered, " + nodesNeeded
+                + nodesAnswered + " of " + nodesTotal + " nodes answered, "
+                + (nodesAnswered == counted ? "" : counted + " counted, ") + nodesNeeded
                 + " needed" + (causes.isEmpty() ? "" : " [" + causes + "]");
     }
 

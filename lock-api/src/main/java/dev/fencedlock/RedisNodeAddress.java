@@ -6,7 +6,6 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * One Redis master of a Redlock deployment, parsed from {@code redis://[user:password@]host:port[/db]}
@@ -16,8 +15,6 @@ import java.util.regex.Pattern;
  * Immutable and thread-safe.
  */
 public final class RedisNodeAddress {
-    private static final Pattern PASSWORD_IN_URI = Pattern.compile("(://[^:@/]*:)[^@/]*@");
-
     private final String host;
     private final int port;
     private final String user;
@@ -101,9 +98,26 @@ public final class RedisNodeAddress {
         return URLDecoder.decode(raw, StandardCharsets.UTF_8);
     }
 
-    /** Replaces the password part of a Redis URI with {@code ****}. */
+    /**
+     * Replaces the password of a Redis URI with {@code ****}, also in text that is not a valid URI
+     * (a password with an unencoded {@code /}, {@code @} or {@code #}): everything between the
+     * scheme and the last {@code @} counts as credentials, and only the user name before the first
+     * {@code :} of it is kept. When in doubt it masks too much, never too little.
+     */
     public static String mask(String uri) {
-        return PASSWORD_IN_URI.matcher(uri).replaceAll("$1****@");
+        if (uri == null) {
+            return null;
+        }
+        int schemeEnd = uri.indexOf("://");
+        int credentialsStart = schemeEnd < 0 ? 0 : schemeEnd + 3;
+        int lastAt = uri.lastIndexOf('@');
+        if (lastAt < credentialsStart) {
+            return uri;
+        }
+        String credentials = uri.substring(credentialsStart, lastAt);
+        int colon = credentials.indexOf(':');
+        String user = colon < 0 ? "" : credentials.substring(0, colon);
+        return uri.substring(0, credentialsStart) + user + ":****" + uri.substring(lastAt);
     }
 
     public String host() {

@@ -150,6 +150,27 @@ class LockConfigTest {
                 .hasMessageNotContaining("hunter2");
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "redis://:abc/def+ghi==@10.0.0.5:6379|abc/def+ghi==",
+                "redis://app:p@ss@host:99999|p@ss",
+                "redis://app:se#cret@host:1?x|se#cret",
+                "redis://app:a:b%2Fc@ho st:1|a:b%2Fc",
+                "rediss://secret-only@:6379|secret-only",
+            })
+    void passwordsWithAwkwardCharactersNeverAppearInMessages(String uri, String password) {
+        assertThatThrownBy(() -> fromMap("fencedlock.backend", "redlock", "fencedlock.redlock.nodes", uri))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("fencedlock.redlock.nodes")
+                .hasMessageNotContaining(password);
+        assertThatThrownBy(() ->
+                        fromMap("fencedlock.backend", "redlock", "fencedlock.redlock.nodes", "redis://ok:1,," + uri))
+                .hasMessageNotContaining(password);
+        assertThat(RedisNodeAddress.mask(uri)).doesNotContain(password);
+    }
+
     @Test
     void builderRejectsBadValuesNamingTheKey() {
         LockConfig.Builder builder = LockConfig.builder();

@@ -221,8 +221,7 @@ class BadInputIT {
 
     private static List<LockClient> clients() {
         return List.of(
-                LockClient.create(RedisSetup.config(redis.servers().uris(), Duration.ofSeconds(5))
-                        .redlockRestartQuarantine(Duration.ofMillis(1))
+                LockClient.create(RedisSetup.config(redis.servers().uris(), Duration.ofSeconds(2))
                         .build()),
                 LockClient.create(ZooKeeperSetup.config(
                                 zookeeper.getConnectString(), Duration.ofSeconds(10), Duration.ofSeconds(5))
@@ -292,14 +291,14 @@ class BadInputIT {
     @MethodSource("replies")
     void garbageFromTwoOfThreeNodesIsAClearErrorAndNothingIsLeftBehind(
             String name, FakeRedisServer.Script script, String expected) throws Exception {
+        RedisSetup.awaitUptime(redis.servers(), Duration.ofSeconds(2));
         RedisServerProcess healthy = redis.servers().get(0);
         String lock = "bad-reply:" + name;
         try (FakeRedisServer fake1 = FakeRedisServer.start(script);
                 FakeRedisServer fake2 = FakeRedisServer.start(script);
                 LockClient client = LockClient.create(
-                        RedisSetup.config(List.of(healthy.uri(), fake1.uri(), fake2.uri()), Duration.ofSeconds(5))
+                        RedisSetup.config(List.of(healthy.uri(), fake1.uri(), fake2.uri()), Duration.ofSeconds(2))
                                 .redlockNodeTimeout(Duration.ofMillis(300))
-                                .redlockRestartQuarantine(Duration.ofMillis(1))
                                 .build())) {
             for (Consumer<FencedLock> call : List.<Consumer<FencedLock>>of(
                     lock1 -> sneaky(() -> lock1.tryAcquire(Duration.ZERO)),

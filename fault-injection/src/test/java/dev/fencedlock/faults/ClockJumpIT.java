@@ -80,12 +80,10 @@ class ClockJumpIT {
         ExecutorService thread2 = Executors.newSingleThreadExecutor();
         int bothValid = 0;
         long staleRounds = 0;
-        try (LockClient client1 = LockClient.create(RedisSetup.config(RedisSetup.uris(view1), LEASE)
-                        .redlockRestartQuarantine(Duration.ofMillis(1))
-                        .build());
-                LockClient client2 = LockClient.create(RedisSetup.config(RedisSetup.uris(view2), LEASE)
-                        .redlockRestartQuarantine(Duration.ofMillis(1))
-                        .build())) {
+        try (LockClient client1 = LockClient.create(
+                        RedisSetup.config(RedisSetup.uris(view1), LEASE).build());
+                LockClient client2 = LockClient.create(
+                        RedisSetup.config(RedisSetup.uris(view2), LEASE).build())) {
             for (int round = 0; round < rounds; round++) {
                 Schedule schedule = Schedule.values()[round % Schedule.values().length];
                 if (schedule != Schedule.HOLDER_WRITES_FIRST) {

@@ -45,17 +45,13 @@ class PausedClientIT {
     @Test
     void redlockAPausedHolderIsSucceededAndItsLateWriteRefused() throws Exception {
         Duration lease = Duration.ofSeconds(2);
-        LockConfig config = RedisSetup.config(redis.servers().uris(), lease)
-                // the servers were just started: do not wait out their uptime
-                .redlockRestartQuarantine(Duration.ofMillis(1))
-                .build();
+        LockConfig config = RedisSetup.config(redis.servers().uris(), lease).build();
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put(LockConfig.BACKEND, "redlock");
         settings.put(LockConfig.REDLOCK_NODES, redis.servers().nodes());
         settings.put(LockConfig.LEASE_TIME, "2s");
         settings.put(LockConfig.REDLOCK_NODE_TIMEOUT, RedisSetup.NODE_TIMEOUT.toMillis() + "ms");
         settings.put(LockConfig.REDLOCK_RETRY_DELAY, "50ms");
-        settings.put(LockConfig.REDLOCK_RESTART_QUARANTINE, "1ms");
         pauseRounds("redlock", config, settings, "3-pause-redlock", FaultRun.rounds(3), true);
     }
 

@@ -12,10 +12,12 @@ import dev.fencedlock.redlock.RedlockKeys;
 import dev.fencedlock.testkit.redis.RedisCommandException;
 import dev.fencedlock.testkit.redis.RedisServerProcess;
 import dev.fencedlock.testkit.redis.RedisServers;
+import dev.fencedlock.testkit.redis.RedisServersExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Fault 7: Redis under memory pressure. With a memory limit and an evicting {@code
@@ -29,6 +31,10 @@ class RedisMemoryPressureIT {
     private static final String LIMIT = "2mb";
     private static final long LIMIT_BYTES = 2L * 1024 * 1024;
     private static final String VALUE_1K = "x".repeat(1024);
+
+    /** Started with the class, so that they have been up for a while when the hazard test runs. */
+    @RegisterExtension
+    static final RedisServersExtension hazardNodes = RedisServersExtension.nodes(3);
 
     /** What a policy did to a lock key and a token counter when three times the limit was written. */
     private record Observed(boolean lockKept, boolean counterKept, long evicted, long refusedBatches) {}
@@ -90,12 +96,15 @@ class RedisMemoryPressureIT {
      */
     @Test
     void evictingNodesThatLostAHeldKeyAreNotCountedBySecondClient() throws Exception {
-        try (RedisServers servers = RedisServers.start(3)) {
+        RedisServers servers = hazardNodes.servers();
+        // the holder's lease must outlast the filling; a client counts nodes it has never seen only
+        // once they have been up for its quarantine, its lease time
+        Duration lease = Duration.ofSeconds(12);
+        RedisSetup.awaitUptime(servers, lease);
+        try {
             String lock = "memory:hazard";
-            Duration lease = Duration.ofSeconds(30);
-            try (LockClient holder = LockClient.create(RedisSetup.config(servers.uris(), lease)
-                    .redlockRestartQuarantine(Duration.ofMillis(1))
-                    .build())) {
+            try (LockClient holder =
+                    LockClient.create(RedisSetup.config(servers.uris(), lease).build())) {
                 Lease held = holder.lock(lock).acquire(Duration.ofSeconds(10), lease);
                 for (int n = 0; n < 2; n++) {
                     servers.get(n).command("CONFIG", "SET", "maxmemory", LIMIT);
@@ -108,9 +117,8 @@ class RedisMemoryPressureIT {
                             .as("held lock key on node %d after eviction", n)
                             .isFalse();
                 }
-                try (LockClient second = LockClient.create(RedisSetup.config(servers.uris(), lease)
-                        .redlockRestartQuarantine(Duration.ofMillis(1))
-                        .build())) {
+                try (LockClient second = LockClient.create(
+                        RedisSetup.config(servers.uris(), lease).build())) {
                     assertThatThrownBy(() -> second.lock(lock).tryAcquire(Duration.ZERO, lease))
                             .isInstanceOf(LockUnavailableException.class)
                             .hasMessageContaining("maxmemory-policy allkeys-lru");
@@ -119,6 +127,11 @@ class RedisMemoryPressureIT {
                         .as("the first lease, still the only one")
                         .isTrue();
                 held.close();
+            }
+        } finally {
+            for (int n = 0; n < 2; n++) {
+                servers.get(n).command("CONFIG", "SET", "maxmemory", "0");
+                servers.get(n).command("CONFIG", "SET", "maxmemory-policy", "noeviction");
             }
         }
         FaultMatrix.record(new MatrixRow(
@@ -146,9 +159,8 @@ class RedisMemoryPressureIT {
                 fillUntilRefused(server);
             }
             String lock = "memory:full";
-            try (LockClient client = LockClient.create(RedisSetup.config(servers.uris(), Duration.ofSeconds(5))
-                    .redlockRestartQuarantine(Duration.ofMillis(1))
-                    .build())) {
+            try (LockClient client = LockClient.create(
+                    RedisSetup.config(servers.uris(), Duration.ofSeconds(5)).build())) {
                 assertThatThrownBy(() -> client.lock(lock).tryAcquire(Duration.ZERO))
                         .isInstanceOf(LockUnavailableException.class)
                         .hasMessageContaining("0 of 3 nodes answered")

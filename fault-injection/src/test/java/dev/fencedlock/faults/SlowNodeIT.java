@@ -58,11 +58,11 @@ class SlowNodeIT {
         List<TcpProxy> proxies = RedisSetup.proxies(servers);
         Duration lease = Duration.ofSeconds(2);
         int rounds = FaultRun.rounds(5);
+        RedisSetup.awaitUptime(servers, lease);
         long slowest = 0;
         int granted = 0;
-        try (LockClient client = LockClient.create(RedisSetup.config(RedisSetup.uris(proxies), lease)
-                .redlockRestartQuarantine(Duration.ofMillis(1))
-                .build())) {
+        try (LockClient client = LockClient.create(
+                RedisSetup.config(RedisSetup.uris(proxies), lease).build())) {
             for (int round = 0; round < rounds; round++) {
                 List<Integer> nodes =
                         new ArrayList<>(IntStream.range(0, 5).boxed().toList());
@@ -123,12 +123,12 @@ class SlowNodeIT {
         List<TcpProxy> proxies = RedisSetup.proxies(servers);
         Duration lease = Duration.ofMillis(800);
         int rounds = FaultRun.rounds(1);
+        RedisSetup.awaitUptime(servers, lease);
         int grants = 0;
         int refusals = 0;
         // a node timeout far above every delay, so the late replies are read and judged
         try (LockClient client = LockClient.create(RedisSetup.config(RedisSetup.uris(proxies), lease)
                 .redlockNodeTimeout(Duration.ofSeconds(10))
-                .redlockRestartQuarantine(Duration.ofMillis(1))
                 .build())) {
             for (int round = 0; round < rounds; round++) {
                 for (double factor : new double[] {0.1, 0.5, 1.5, 3.0}) {
@@ -202,9 +202,8 @@ class SlowNodeIT {
             for (int i = 0; i < 3; i++) {
                 List<TcpProxy> view = RedisSetup.proxies(servers);
                 views.add(view);
-                LockClient client = LockClient.create(RedisSetup.config(RedisSetup.uris(view), lease)
-                        .redlockRestartQuarantine(Duration.ofMillis(1))
-                        .build());
+                LockClient client = LockClient.create(
+                        RedisSetup.config(RedisSetup.uris(view), lease).build());
                 clients.add(client);
                 workers.add(new CounterWorkers.Worker("flap-" + i, client.lock(lock)));
             }

@@ -34,7 +34,13 @@ public class StaleFencingTokenException extends OptimisticLockException {
          */
         ROW_CHANGED,
         /** An INSERT hit an existing row with the same id whose fence is newer than the lease's token. */
-        DUPLICATE_ROW
+        DUPLICATE_ROW,
+        /**
+         * A later holder of the same lock has committed fenced writes: the lock's fence row holds a
+         * newer token than the lease's. Only with the lock fence switched on ({@link
+         * FencingSettings#LOCK_FENCE}); checked at commit, and the whole transaction is rolled back.
+         */
+        NEWER_HOLDER_WROTE
     }
 
     private final Reason reason;
@@ -108,7 +114,8 @@ public class StaleFencingTokenException extends OptimisticLockException {
 
     /**
      * The fence value the row holds now, when it was looked up; empty when unknown (the lease was
-     * invalid before any statement ran, or the row no longer exists).
+     * invalid before any statement ran, or the row no longer exists). For {@link
+     * Reason#NEWER_HOLDER_WROTE}, the token the lock's fence row holds.
      */
     public OptionalLong currentToken() {
         return currentToken == null ? OptionalLong.empty() : OptionalLong.of(currentToken);
@@ -135,7 +142,8 @@ public class StaleFencingTokenException extends OptimisticLockException {
             }
         }
         if (currentToken != null) {
-            text.append(", row fence now ").append(currentToken);
+            text.append(reason == Reason.NEWER_HOLDER_WROTE ? ", lock fence now " : ", row fence now ")
+                    .append(currentToken);
         }
         if (detail != null) {
             text.append(": ").append(detail);

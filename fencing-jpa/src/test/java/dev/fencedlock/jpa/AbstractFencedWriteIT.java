@@ -7,17 +7,19 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
-import dev.fencedlock.LockClient;
-import dev.fencedlock.LockConfig;
 import dev.fencedlock.internal.local.LocalLockTable;
 import dev.fencedlock.jpa.StaleFencingTokenException.Reason;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.OptimisticLockException;
 import jakarta.persistence.RollbackException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -27,6 +29,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.hibernate.StatelessSession;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
@@ -35,43 +38,53 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The fencing guarantees of {@code fencing-jpa} against a real database, with real transactions
  * and real lock leases from the in-process {@code local} backend. Each subclass runs the same tests
- * on one database. Ordering between the holders is fixed with latches; the only waiting on time
- * is for a short fixed lease to expire, observed through its loss notification.
+ * on one database, with the lock fence off ({@link AbstractLockFenceIT} runs them with it on).
+ * Ordering between the holders is fixed with latches. No test waits for time to pass: a lease
+ * expires when the test moves the leases' clock past its end ({@link TestLocks#expire}), so the
+ * steps before the expiry run under a lease that cannot run out, however slow the machine.
  *
  * <p>"Holder n" is the holder of the lease with the n-th token in the story of the issue: holder
  * 5's lease is older than holder 6's.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractFencedWriteIT {
-    private static final Duration WAIT = Duration.ofSeconds(10);
-    private static final Duration SHORT_LEASE = Duration.ofMillis(150);
-    private static final Duration LONG_LEASE = Duration.ofMinutes(2);
+    static final Duration WAIT = Duration.ofSeconds(10);
+    /** Longer than any test; leases end early only through {@link TestLocks#expire} or a forced release. */
+    static final Duration LONG_LEASE = Duration.ofMinutes(2);
+
     private static final int ROUNDS = 20;
 
-    private final AtomicLong ids = new AtomicLong(1000);
-    private TestDatabase db;
-    private EntityManagerFactory emf;
-    private LockClient client;
-    private ExecutorService executor;
+    final AtomicLong ids = new AtomicLong(1000);
+    TestDatabase db;
+    EntityManagerFactory emf;
+    TestLocks locks;
+    ExecutorService executor;
 
     protected abstract TestDatabase.Kind kind();
 
+    /** Whether the persistence unit runs with the lock fence ({@link FencingSettings#LOCK_FENCE}). */
+    boolean lockFence() {
+        return false;
+    }
+
     @BeforeAll
     void openDatabase() {
-        db = TestDatabase.open(kind());
+        db = TestDatabase.open(kind(), lockFence() ? Map.of(FencingSettings.LOCK_FENCE, true) : Map.of());
         emf = db.factory();
-        client = LockClient.create(LockConfig.builder().backend("local").build());
+        locks = new TestLocks();
         executor = Executors.newCachedThreadPool();
     }
 
     @AfterAll
     void closeDatabase() {
         executor.shutdownNow();
-        client.close();
+        locks.close();
         db.close();
     }
 
@@ -82,12 +95,11 @@ abstract class AbstractFencedWriteIT {
     void a_writeAfterTheLeaseExpiredIsRefused() throws Exception {
         long id = newItem(10);
         FencedLock lock = newLock();
-        Lease lease5 = lock.acquire(WAIT, SHORT_LEASE);
-        CountDownLatch lost5 = lossOf(lease5);
+        Lease lease5 = lock.acquire(WAIT, LONG_LEASE);
         long token6;
         try (Holder holder5 = new Holder(lease5)) {
             Item item5 = holder5.em.find(Item.class, id);
-            await(lost5, "lease 5 expired");
+            locks.expire(lease5);
 
             token6 = inOtherThread(() -> take(lock, id, 3));
 
@@ -145,8 +157,7 @@ abstract class AbstractFencedWriteIT {
         List<String> outcomes = new ArrayList<>();
         for (int round = 0; round < ROUNDS; round++) {
             boolean expire = round % 2 == 0;
-            Lease lease5 = lock.acquire(WAIT, expire ? SHORT_LEASE : LONG_LEASE);
-            CountDownLatch lost5 = lossOf(lease5);
+            Lease lease5 = lock.acquire(WAIT, LONG_LEASE);
             CountDownLatch holder6Read = new CountDownLatch(1);
             Future<Outcome> holder6;
             Outcome holder5;
@@ -154,7 +165,7 @@ abstract class AbstractFencedWriteIT {
                 h5.em.find(Item.class, id).take(1);
                 h5.em.flush();
                 if (expire) {
-                    await(lost5, "lease 5 expired");
+                    locks.expire(lease5);
                 } else {
                     LocalLockTable.SHARED.forceRelease(lock.name());
                 }
@@ -255,8 +266,7 @@ abstract class AbstractFencedWriteIT {
         long token6;
         try (Holder holder5 = new Holder(lease5)) {
             Item item5 = holder5.em.find(Item.class, id);
-            LocalLockTable.SHARED.forceRelease(lock.name());
-            token6 = inOtherThread(() -> take(lock, id, 2));
+            token6 = takeOver(lock, id, 2);
 
             holder5.em.remove(item5);
             StaleFencingTokenException stale = refused(holder5.em::flush, Reason.ROW_CHANGED);
@@ -270,11 +280,10 @@ abstract class AbstractFencedWriteIT {
     @Test
     void e_deleteAfterTheLeaseExpiredIsRefused() throws Exception {
         long id = newItem(10);
-        Lease lease5 = newLock().acquire(WAIT, SHORT_LEASE);
-        CountDownLatch lost5 = lossOf(lease5);
+        Lease lease5 = newLock().acquire(WAIT, LONG_LEASE);
         try (Holder holder5 = new Holder(lease5)) {
             holder5.em.remove(holder5.em.find(Item.class, id));
-            await(lost5, "lease 5 expired");
+            locks.expire(lease5);
             refused(holder5.em::flush, Reason.LEASE_NOT_VALID);
         }
         assertThat(quantityOf(id)).isEqualTo(10);
@@ -354,12 +363,11 @@ abstract class AbstractFencedWriteIT {
     @Test
     void commitAfterTheLeaseExpiredIsRefusedAndRolledBack() throws Exception {
         long id = newItem(10);
-        Lease lease = newLock().acquire(WAIT, SHORT_LEASE);
-        CountDownLatch lost = lossOf(lease);
+        Lease lease = newLock().acquire(WAIT, LONG_LEASE);
         try (Holder holder = new Holder(lease)) {
             holder.em.find(Item.class, id).take(1);
             holder.em.flush();
-            await(lost, "lease expired");
+            locks.expire(lease);
             assertThatThrownBy(() -> holder.em.getTransaction().commit())
                     .isInstanceOf(RollbackException.class)
                     .satisfies(failure -> assertThat(StaleFencingTokenException.findIn(failure))
@@ -558,10 +566,265 @@ abstract class AbstractFencedWriteIT {
         assertThat(quantityOf(id)).isEqualTo(10);
     }
 
+    // ----- writes that no row condition can refuse: fenced only by the lock fence -----
+
+    /**
+     * A newer holder deletes a row with a fenced delete; then a stale holder, whose lease still
+     * looks valid, inserts a row with the same id. No row condition applies to an insert and the
+     * id is free again, so without the lock fence the row comes back, carrying the older token.
+     * With the lock fence the stale commit is refused and the row stays deleted.
+     */
+    @Test
+    void aStaleInsertAfterANewerHoldersDeleteResurrectsTheRowOnlyWithoutTheLockFence() throws Exception {
+        long id = newItem(10);
+        FencedLock lock = newLock();
+        Lease lease5 = lock.acquire(WAIT, LONG_LEASE);
+        LocalLockTable.SHARED.forceRelease(lock.name());
+        long token6 = inOtherThread(() -> Fencing.inTransaction(lock, WAIT, emf, em -> {
+            em.remove(em.find(Item.class, id));
+            return Fencing.currentLease().orElseThrow().token();
+        }));
+        assertThat(quantityOf(id)).isNull();
+
+        Outcome five;
+        try (Holder holder5 = new Holder(lease5)) {
+            holder5.em.persist(new Item(id, "five", 5));
+            holder5.em.flush();
+            assertThat(lease5.isValid()).isTrue();
+            five = commitOf(holder5);
+        }
+        if (lockFence()) {
+            assertNewerHolderWrote(five, token6);
+            assertThat(quantityOf(id)).isNull();
+        } else {
+            assertThat(five.committed).as(five.toString()).isTrue();
+            assertThat(quantityOf(id)).isEqualTo(5);
+            assertThat(fenceOf(id)).isEqualTo(lease5.token()).isLessThan(token6);
+        }
+    }
+
+    /** An insert whose id the database generates can clash with nothing; only the lock fence refuses a stale one. */
+    @Test
+    void aStaleInsertWithAGeneratedIdIsRefusedOnlyByTheLockFence() throws Exception {
+        long id = newItem(10);
+        FencedLock lock = newLock();
+        Lease lease5 = lock.acquire(WAIT, LONG_LEASE);
+        long token6 = takeOver(lock, id, 1);
+
+        Outcome five;
+        Long logId;
+        try (Holder holder5 = new Holder(lease5)) {
+            LogEntry entry = new LogEntry("five");
+            holder5.em.persist(entry);
+            holder5.em.flush();
+            logId = entry.id();
+            assertThat(logId).isNotNull();
+            five = commitOf(holder5);
+        }
+        Long logged = db.queryLong("SELECT fence FROM fenced_log WHERE id = ?", logId);
+        if (lockFence()) {
+            assertNewerHolderWrote(five, token6);
+            assertThat(logged).isNull();
+        } else {
+            assertThat(five.committed).as(five.toString()).isTrue();
+            assertThat(logged).isEqualTo(lease5.token());
+        }
+    }
+
+    /**
+     * A stale holder updates a row that no newer holder has written. The row's own condition holds
+     * (it still carries what was read); only the lock fence knows that a newer holder has
+     * committed other writes under the lock since.
+     */
+    @Test
+    void aStaleUpdateOfARowNoNewerHolderWroteIsRefusedOnlyByTheLockFence() throws Exception {
+        long a = newItem(10);
+        long b = newItem(10);
+        FencedLock lock = newLock();
+        Lease lease5 = lock.acquire(WAIT, LONG_LEASE);
+        long token6;
+        Outcome five;
+        try (Holder holder5 = new Holder(lease5)) {
+            Item b5 = holder5.em.find(Item.class, b);
+            token6 = takeOver(lock, a, 1);
+            b5.take(1);
+            holder5.em.flush();
+            five = commitOf(holder5);
+        }
+        assertThat(quantityOf(a)).isEqualTo(9);
+        if (lockFence()) {
+            assertNewerHolderWrote(five, token6);
+            assertThat(quantityOf(b)).isEqualTo(10);
+            assertThat(fenceOf(b)).isZero();
+        } else {
+            assertThat(five.committed).as(five.toString()).isTrue();
+            assertThat(quantityOf(b)).isEqualTo(9);
+            assertThat(fenceOf(b)).isEqualTo(lease5.token());
+        }
+    }
+
+    // ----- concurrency failures of the database -----
+
+    /**
+     * Under REPEATABLE READ, PostgreSQL and H2 refuse an UPDATE or DELETE of a row changed since the
+     * transaction's snapshot with a serialization failure (SQLState 40001) instead of matching no
+     * row; it is reported as the same refusal. (MariaDB's UPDATE and DELETE read the latest
+     * committed row and match no row.)
+     */
+    @ParameterizedTest(name = "delete: {0}")
+    @ValueSource(booleans = {false, true})
+    void aStaleWriteUnderRepeatableReadOfARowANewerHolderChangedIsRefused(boolean delete) throws Exception {
+        long id = newItem(10);
+        FencedLock lock = newLock();
+        Lease lease5 = lock.acquire(WAIT, LONG_LEASE);
+        long token6;
+        try (Holder holder5 = new Holder(lease5, Connection.TRANSACTION_REPEATABLE_READ)) {
+            Item item5 = holder5.em.find(Item.class, id);
+            token6 = takeOver(lock, id, 3);
+            if (delete) {
+                holder5.em.remove(item5);
+            } else {
+                item5.take(1);
+            }
+            StaleFencingTokenException stale = refused(holder5.em::flush, Reason.ROW_CHANGED);
+            assertThat(stale.currentToken()).hasValue(token6);
+            assertThat(stale.id()).contains(id);
+        }
+        assertThat(quantityOf(id)).isEqualTo(7);
+        assertThat(fenceOf(id)).isEqualTo(token6);
+    }
+
+    /**
+     * Both holders read that an id is free, in SERIALIZABLE transactions; the newer one inserts it
+     * and commits, then the stale one inserts it too. PostgreSQL reports that clash as a
+     * serialization failure (SQLState 40001) rather than a duplicate key; it is reported as the
+     * same refusal. (MariaDB runs this under REPEATABLE READ: its SERIALIZABLE reads lock the gap,
+     * so the newer insert would wait for the stale transaction.)
+     */
+    @Test
+    void aStaleInsertOfAnIdBothHoldersReadAsFreeUnderSerializableIsRefused() throws Exception {
+        long id = ids.incrementAndGet();
+        FencedLock lock = newLock();
+        Lease lease5 = lock.acquire(WAIT, LONG_LEASE);
+        LocalLockTable.SHARED.forceRelease(lock.name());
+        Lease lease6 = lock.acquire(WAIT, LONG_LEASE);
+        int isolation = kind() == TestDatabase.Kind.MARIADB
+                ? Connection.TRANSACTION_REPEATABLE_READ
+                : Connection.TRANSACTION_SERIALIZABLE;
+        try (Holder holder5 = new Holder(lease5, isolation)) {
+            assertThat(holder5.em.find(Item.class, id)).isNull();
+            inOtherThread(() -> {
+                try (Holder holder6 = new Holder(lease6, isolation)) {
+                    assertThat(holder6.em.find(Item.class, id)).isNull();
+                    holder6.em.persist(new Item(id, "six", 6));
+                    holder6.em.getTransaction().commit();
+                }
+                return null;
+            });
+            holder5.em.persist(new Item(id, "five", 5));
+            StaleFencingTokenException stale = refused(holder5.em::flush, Reason.DUPLICATE_ROW);
+            assertThat(stale.currentToken()).hasValue(lease6.token());
+        }
+        assertThat(quantityOf(id)).isEqualTo(6);
+        assertThat(fenceOf(id)).isEqualTo(lease6.token());
+    }
+
+    /**
+     * Under REPEATABLE READ, a stale UPDATE waits for the newer holder's uncommitted write of the
+     * same row; when that commits, PostgreSQL and H2 fail it with a serialization failure: refused.
+     */
+    @Test
+    void aStaleUpdateUnderRepeatableReadThatWaitedForTheNewerWriteIsRefused() throws Exception {
+        long id = newItem(10);
+        FencedLock lock = newLock();
+        Lease lease5 = lock.acquire(WAIT, LONG_LEASE);
+        LocalLockTable.SHARED.forceRelease(lock.name());
+        Lease lease6 = lock.acquire(WAIT, LONG_LEASE);
+        try (Holder holder6 = new Holder(lease6)) {
+            holder6.em.find(Item.class, id).take(3);
+            holder6.em.flush();
+
+            CountDownLatch flushing5 = new CountDownLatch(1);
+            Future<Outcome> holder5 = executor.submit(() -> {
+                try (Holder h5 = new Holder(lease5, Connection.TRANSACTION_REPEATABLE_READ)) {
+                    h5.em.find(Item.class, id).take(1);
+                    flushing5.countDown();
+                    return outcomeOf(() -> {
+                        h5.em.flush();
+                        return null;
+                    });
+                }
+            });
+            await(flushing5, "holder 5 flushing its update");
+            holder6.em.getTransaction().commit();
+
+            Outcome five = holder5.get(30, SECONDS);
+            assertThat(five.refusal).as(five.toString()).isEqualTo(Reason.ROW_CHANGED);
+            assertThat(five.current).isEqualTo(lease6.token());
+        }
+        assertThat(quantityOf(id)).isEqualTo(7);
+        assertThat(fenceOf(id)).isEqualTo(lease6.token());
+    }
+
+    /**
+     * A stale UPDATE (REPEATABLE READ, so that it waits for the row's lock on every database) times
+     * out on a lock another transaction holds. If a newer holder's write of the row committed
+     * before, the timeout is reported as the refusal it stands for; if not, the database's lock
+     * timeout is passed on: nothing newer has committed, and the caller may retry.
+     */
+    @ParameterizedTest(name = "newer write committed: {0}")
+    @ValueSource(booleans = {true, false})
+    void aStaleUpdateThatTimesOutOnARowLockIsRefusedOnlyWhenTheFenceMoved(boolean newerWrite) throws Exception {
+        long id = newItem(10);
+        FencedLock lock = newLock();
+        Lease lease5 = lock.acquire(WAIT, LONG_LEASE);
+        Long token6 = null;
+        Throwable thrown;
+        try (Holder holder5 = new Holder(lease5, Connection.TRANSACTION_REPEATABLE_READ);
+                Connection blocker = db.connection()) {
+            Item item5 = holder5.em.find(Item.class, id);
+            if (newerWrite) {
+                token6 = takeOver(lock, id, 3);
+            }
+            blocker.setAutoCommit(false);
+            try (PreparedStatement select =
+                    blocker.prepareStatement("SELECT id FROM fenced_item WHERE id = ? FOR UPDATE")) {
+                select.setLong(1, id);
+                select.executeQuery().close();
+            }
+            item5.take(1);
+            String restore = shortenLockTimeout(holder5.em);
+            try {
+                thrown = catchThrowable(holder5.em::flush);
+            } finally {
+                if (restore != null) {
+                    holder5.em.unwrap(Session.class).doWork(c -> {
+                        try (Statement statement = c.createStatement()) {
+                            statement.execute(restore);
+                        }
+                    });
+                }
+                blocker.rollback();
+            }
+        }
+        assertThat(thrown).isNotNull();
+        if (newerWrite) {
+            assertThat(thrown).isInstanceOf(StaleFencingTokenException.class);
+            StaleFencingTokenException stale = (StaleFencingTokenException) thrown;
+            assertThat(stale.reason()).as(stale.getMessage()).isEqualTo(Reason.ROW_CHANGED);
+            assertThat(stale.currentToken()).hasValue(token6);
+            assertThat(quantityOf(id)).isEqualTo(7);
+        } else {
+            assertThat(StaleFencingTokenException.findIn(thrown)).isEmpty();
+            assertThat(causes(thrown)).anyMatch(org.hibernate.PessimisticLockException.class::isInstance);
+            assertThat(quantityOf(id)).isEqualTo(10);
+        }
+    }
+
     // ----- helpers -----
 
-    /** An open transaction of one lease holder on the test thread, with the lease bound. */
-    private final class Holder implements AutoCloseable {
+    /** An open transaction of one lease holder on the current thread, with the lease bound. */
+    final class Holder implements AutoCloseable {
         final Lease lease;
         final EntityManager em;
         final FencingScope scope;
@@ -571,6 +834,15 @@ abstract class AbstractFencedWriteIT {
             this.em = emf.createEntityManager();
             this.scope = Fencing.bind(lease);
             em.getTransaction().begin();
+        }
+
+        /** With the transaction at {@code isolation} (a {@link Connection} constant). */
+        Holder(Lease lease, int isolation) {
+            this(lease);
+            em.unwrap(Session.class).doWork(connection -> {
+                connection.setTransactionIsolation(isolation);
+                assertThat(connection.getTransactionIsolation()).isEqualTo(isolation);
+            });
         }
 
         @Override
@@ -588,14 +860,14 @@ abstract class AbstractFencedWriteIT {
     }
 
     /** How one holder's attempt ended. */
-    private record Outcome(boolean committed, Reason refusal, Long current, Throwable failure) {
+    record Outcome(boolean committed, Reason refusal, Long current, Throwable failure) {
         @Override
         public String toString() {
             return committed ? "committed" : refusal != null ? "refused " + refusal : "failed " + failure;
         }
     }
 
-    private static Outcome outcomeOf(Callable<?> attempt) {
+    static Outcome outcomeOf(Callable<?> attempt) {
         try {
             attempt.call();
             return new Outcome(true, null, null, null);
@@ -612,8 +884,62 @@ abstract class AbstractFencedWriteIT {
         }
     }
 
+    /**
+     * Takes the lock from its holder, whose lease goes on looking valid, and has a newer holder
+     * take {@code amount} from item {@code id} and commit; returns the newer holder's token.
+     */
+    long takeOver(FencedLock lock, long id, int amount) throws Exception {
+        LocalLockTable.SHARED.forceRelease(lock.name());
+        return inOtherThread(() -> take(lock, id, amount));
+    }
+
+    /** Asserts that the lock fence refused the commit, holding {@code newer}. */
+    static void assertNewerHolderWrote(Outcome outcome, long newer) {
+        assertThat(outcome.refusal).as(outcome.toString()).isEqualTo(Reason.NEWER_HOLDER_WROTE);
+        assertThat(outcome.current).isEqualTo(newer);
+    }
+
+    /** Commits the holder's transaction. */
+    static Outcome commitOf(Holder holder) {
+        return outcomeOf(() -> {
+            holder.em.getTransaction().commit();
+            return null;
+        });
+    }
+
+    static List<Throwable> causes(Throwable failure) {
+        List<Throwable> chain = new ArrayList<>();
+        for (Throwable t = failure; t != null && !chain.contains(t); t = t.getCause()) {
+            chain.add(t);
+        }
+        return chain;
+    }
+
+    /**
+     * Makes the transaction of {@code em} give up waiting for a row lock after a short time.
+     *
+     * @return the statement that restores the connection's setting before it goes back to the
+     *     pool, null if the setting ends with the transaction
+     */
+    String shortenLockTimeout(EntityManager em) {
+        String[] statements = switch (kind()) {
+            case H2 -> new String[] {"SET LOCK_TIMEOUT 300", "SET LOCK_TIMEOUT " + TestDatabase.H2_LOCK_TIMEOUT_MILLIS};
+            case POSTGRESQL -> new String[] {"SET LOCAL lock_timeout = '300ms'", null};
+            case MARIADB ->
+                new String[] {
+                    "SET SESSION innodb_lock_wait_timeout = 1", "SET SESSION innodb_lock_wait_timeout = DEFAULT"
+                };
+        };
+        em.unwrap(Session.class).doWork(c -> {
+            try (Statement statement = c.createStatement()) {
+                statement.execute(statements[0]);
+            }
+        });
+        return statements[1];
+    }
+
     /** Asserts that {@code write} is refused for {@code reason} and returns the refusal. */
-    private static StaleFencingTokenException refused(ThrowingCallable write, Reason reason) {
+    static StaleFencingTokenException refused(ThrowingCallable write, Reason reason) {
         Throwable thrown = catchThrowable(write);
         assertThat(thrown).isInstanceOf(StaleFencingTokenException.class);
         StaleFencingTokenException stale = (StaleFencingTokenException) thrown;
@@ -622,42 +948,36 @@ abstract class AbstractFencedWriteIT {
     }
 
     /** Takes {@code amount} from item {@code id} in a transaction of its own under {@code lock}; returns its token. */
-    private long take(FencedLock lock, long id, int amount) throws InterruptedException {
+    long take(FencedLock lock, long id, int amount) throws InterruptedException {
         return Fencing.inTransaction(lock, WAIT, emf, em -> {
             em.find(Item.class, id).take(amount);
             return Fencing.currentLease().orElseThrow().token();
         });
     }
 
-    private <T> T inOtherThread(Callable<T> work) throws Exception {
+    <T> T inOtherThread(Callable<T> work) throws Exception {
         return executor.submit(work).get(30, SECONDS);
     }
 
-    private FencedLock newLock() {
-        return client.lock("fencing-jpa/" + kind() + "/" + UUID.randomUUID());
+    FencedLock newLock() {
+        return locks.lock("fencing-jpa/" + kind() + "/" + UUID.randomUUID());
     }
 
-    private long newItem(int quantity) {
+    long newItem(int quantity) {
         long id = ids.incrementAndGet();
         db.execute("INSERT INTO fenced_item (id, sku, quantity, fence) VALUES (?, ?, ?, 0)", id, "sku-" + id, quantity);
         return id;
     }
 
-    private Long quantityOf(long id) {
+    Long quantityOf(long id) {
         return db.queryLong("SELECT quantity FROM fenced_item WHERE id = ?", id);
     }
 
-    private Long fenceOf(long id) {
+    Long fenceOf(long id) {
         return db.queryLong("SELECT fence FROM fenced_item WHERE id = ?", id);
     }
 
-    private static CountDownLatch lossOf(Lease lease) {
-        CountDownLatch lost = new CountDownLatch(1);
-        lease.onLost((l, cause) -> lost.countDown());
-        return lost;
-    }
-
-    private static void await(CountDownLatch latch, String what) throws InterruptedException {
+    static void await(CountDownLatch latch, String what) throws InterruptedException {
         assertThat(latch.await(30, SECONDS)).as(what).isTrue();
     }
 }

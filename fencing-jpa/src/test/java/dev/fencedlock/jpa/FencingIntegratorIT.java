@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 import org.hibernate.annotations.SQLUpdate;
 import org.hibernate.jpa.HibernatePersistenceConfiguration;
@@ -172,6 +173,66 @@ class FencingIntegratorIT {
         }
     }
 
+    @Test
+    void theLockFenceRefusesToStartWithoutItsTable() {
+        assertThatThrownBy(() -> start(Map.of(FencingSettings.LOCK_FENCE, "true"), Item.class)
+                        .close())
+                .satisfies(failure -> assertThat(rootCauseMessages(failure))
+                        .contains(
+                                "The lock-fence table 'fencedlock_fence' (fencedlock.jpa.lock-fence=true) is missing"));
+    }
+
+    /** The table is checked after schema generation, so a load script of the persistence unit can create it. */
+    @Test
+    void theLockFenceStartsWithATableFromALoadScript() throws Exception {
+        Path script = Files.createTempFile("fencedlock-fence", ".sql");
+        try {
+            Files.writeString(
+                    script,
+                    "CREATE TABLE fencedlock_fence (lock_name VARCHAR(256) NOT NULL,"
+                            + " token BIGINT NOT NULL, PRIMARY KEY (lock_name));\n");
+            try (EntityManagerFactory emf = start(
+                    Map.of(
+                            FencingSettings.LOCK_FENCE,
+                            true,
+                            "jakarta.persistence.sql-load-script-source",
+                            script.toUri().toString()),
+                    Item.class)) {
+                long token = Fencing.inTransaction(
+                        client.lock(UUID.randomUUID().toString()), Duration.ofSeconds(5), emf, em -> {
+                            em.persist(new Item(1, "sku", 1));
+                            return Fencing.currentLease().orElseThrow().token();
+                        });
+                EntityManager em = emf.createEntityManager();
+                assertThat(em.createNativeQuery("SELECT token FROM fencedlock_fence")
+                                .getSingleResult())
+                        .isEqualTo(token);
+                em.close();
+            }
+        } finally {
+            Files.deleteIfExists(script);
+        }
+    }
+
+    @Test
+    void badLockFenceSettingsAreRefused() {
+        assertThatThrownBy(() -> start(Map.of(FencingSettings.LOCK_FENCE, "yes"), Item.class)
+                        .close())
+                .satisfies(failure -> assertThat(rootCauseMessages(failure))
+                        .contains("fencedlock.jpa.lock-fence must be true or false, got 'yes'"));
+        assertThatThrownBy(() -> start(
+                                Map.of(
+                                        FencingSettings.LOCK_FENCE,
+                                        true,
+                                        FencingSettings.LOCK_FENCE_TABLE,
+                                        "fence; drop"),
+                                Item.class)
+                        .close())
+                .satisfies(failure -> assertThat(rootCauseMessages(failure))
+                        .contains("fencedlock.jpa.lock-fence-table must be a table name")
+                        .contains("got 'fence; drop'"));
+    }
+
     private static void assertStartFails(Class<?> entity, String message, Class<?>... others) {
         assertThatThrownBy(() -> start(entity, others).close())
                 .satisfies(failure -> assertThat(rootCauseMessages(failure)).contains(message));
@@ -186,6 +247,10 @@ class FencingIntegratorIT {
     }
 
     private static EntityManagerFactory start(Class<?> entity, Class<?>... others) {
+        return start(Map.of(), entity, others);
+    }
+
+    private static EntityManagerFactory start(Map<String, Object> properties, Class<?> entity, Class<?>... others) {
         HibernatePersistenceConfiguration configuration = new HibernatePersistenceConfiguration(entity.getSimpleName())
                 .jdbcUrl("jdbc:h2:mem:" + UUID.randomUUID())
                 .jdbcCredentials("sa", "")
@@ -194,6 +259,7 @@ class FencingIntegratorIT {
         for (Class<?> other : others) {
             configuration.managedClass(other);
         }
+        properties.forEach(configuration::property);
         return configuration.createEntityManagerFactory();
     }
 

@@ -38,6 +38,16 @@ class StaleFencingTokenExceptionTest {
     }
 
     @Test
+    void aRefusalByTheLockFenceNamesTheLocksFence() {
+        StaleFencingTokenException stale = new StaleFencingTokenException(
+                Reason.NEWER_HOLDER_WROTE, "stock", null, null, null, 5, 9L, "detail", null);
+        assertThat(stale)
+                .hasMessage("Fenced write refused (NEWER_HOLDER_WROTE): lock 'stock', token 5, lock fence now 9:"
+                        + " detail");
+        assertThat(stale.currentToken()).hasValue(9);
+    }
+
+    @Test
     void isFoundInACauseChain() {
         StaleFencingTokenException stale =
                 new StaleFencingTokenException(Reason.LEASE_NOT_VALID, "stock", null, null, null, 5, null, null, null);

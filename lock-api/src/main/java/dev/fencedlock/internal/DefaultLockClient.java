@@ -11,6 +11,7 @@ import dev.fencedlock.spi.LockProviderFactory;
 import dev.fencedlock.spi.MonotonicClock;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /** The {@link LockClient} behind {@link LockClient#create}: a provider plus its lease runtime. */
 public final class DefaultLockClient implements LockClient {
@@ -29,9 +30,16 @@ public final class DefaultLockClient implements LockClient {
     public static LockClient open(LockConfig config) {
         Objects.requireNonNull(config, "config");
         LockProviderFactory factory = ProviderRegistry.forBackend(config.backend());
+        return open(config, runtime -> factory.create(config, runtime));
+    }
+
+    /** Connects the provider that {@code providerFactory} builds on the new client's runtime. */
+    public static LockClient open(LockConfig config, Function<LeaseRuntime, LockProvider> providerFactory) {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(providerFactory, "providerFactory");
         LeaseRuntime runtime = new LeaseRuntime(config, MonotonicClock.SYSTEM);
         try {
-            return new DefaultLockClient(config, runtime, factory.create(config, runtime));
+            return new DefaultLockClient(config, runtime, Objects.requireNonNull(providerFactory.apply(runtime)));
         } catch (RuntimeException e) {
             runtime.close();
             throw e;

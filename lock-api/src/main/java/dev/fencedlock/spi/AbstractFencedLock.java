@@ -90,7 +90,14 @@ public abstract class AbstractFencedLock implements FencedLock {
         if (Thread.interrupted()) {
             throw new InterruptedException("interrupted before acquiring lock '" + name + "'");
         }
+        if (runtime.isClosed()) {
+            throw new IllegalStateException("The LockClient of lock '" + name + "' is closed");
+        }
         Optional<? extends AbstractLease> lease = doAcquire(request);
+        if (lease.isPresent() && runtime.isClosed()) {
+            lease.get().close();
+            throw new IllegalStateException("The LockClient of lock '" + name + "' was closed while acquiring");
+        }
         lease.ifPresent(AbstractLease::activate);
         return lease;
     }

@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  *       marks the lease lost at once;
  *   <li>a watchdog marks the lease lost when its validity runs out (a fixed lease reaching its end,
  *       or renewals failing, or the hold-time cap reached);
- *   <li>loss is announced exactly once to every {@link LeaseLostListener}, and the backend is asked
- *       to release whatever this grant may still hold there;
+ *   <li>on loss the backend is first asked to release whatever this grant may still hold there,
+ *       then every {@link LeaseLostListener} is told exactly once, on the runtime's notifier
+ *       thread, so a listener may re-acquire the same lock and a slow listener delays no renewal;
  *   <li>{@link #close()} is final and idempotent: it stops renewal, waits for a renewal in flight,
  *       and releases on the backend; no renewal runs after it returns.
  * </ol>
@@ -62,6 +63,7 @@ public abstract class AbstractLease implements Lease {
     private volatile ScheduledFuture<?> renewalTask;
     private volatile ScheduledFuture<?> watchdogTask;
     private volatile boolean holdCapReached;
+    private volatile RuntimeException lastRenewalFailure;
     private boolean releasedOnBackend; // guarded by backendCalls
     private LeaseLostException loss; // guarded by listenerGuard
 
@@ -102,6 +104,9 @@ public abstract class AbstractLease implements Lease {
 
     /** Starts the watchdog and renewal; called once, by {@link AbstractFencedLock}, after the grant. */
     final void activate() {
+        if (state.get() != State.HELD) {
+            return;
+        }
         runtime.register(this);
         scheduleWatchdog();
         if (autoRenew) {
@@ -230,10 +235,12 @@ public abstract class AbstractLease implements Lease {
         }
         log.warn("{}", exception.getMessage());
         runAsync(() -> {
-            for (LeaseLostListener listener : toTell) {
-                tell(listener, exception);
-            }
             releaseOnBackend();
+            runtime.notify(() -> {
+                for (LeaseLostListener listener : toTell) {
+                    tell(listener, exception);
+                }
+            });
         });
     }
 
@@ -273,6 +280,10 @@ public abstract class AbstractLease implements Lease {
                 return;
             }
             long now = runtime.clock().nanoTime();
+            if (now - validUntilNanos >= 0) {
+                markLost(expiryReason(), lastRenewalFailure);
+                return;
+            }
             if (wouldExceedHoldCap(now)) {
                 holdCapReached = true;
                 return;
@@ -280,7 +291,11 @@ public abstract class AbstractLease implements Lease {
             Optional<Duration> validity;
             try {
                 validity = doExtend(leaseTime);
-            } catch (LockException | IllegalStateException e) {
+            } catch (RuntimeException e) {
+                lastRenewalFailure = e;
+                if (!(e instanceof LockException)) {
+                    log.warn("Renewal of lock '{}' failed unexpectedly", lockName, e);
+                }
                 long left = validUntilNanos - runtime.clock().nanoTime();
                 log.debug(
                         "Renewal of lock '{}' failed, {} ms of validity left: {}",
@@ -298,6 +313,7 @@ public abstract class AbstractLease implements Lease {
                 return;
             }
             if (state.get() == State.HELD) {
+                lastRenewalFailure = null;
                 validUntilNanos = now + validity.get().toNanos();
                 renewalTask = schedule(this::renew, renewalPeriodNanos());
             }
@@ -326,7 +342,7 @@ public abstract class AbstractLease implements Lease {
             return;
         }
         if (runtime.clock().nanoTime() - validUntilNanos >= 0) {
-            markLost(expiryReason(), null);
+            markLost(expiryReason(), lastRenewalFailure);
         } else {
             scheduleWatchdog();
         }

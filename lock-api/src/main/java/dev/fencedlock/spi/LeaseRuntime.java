@@ -7,6 +7,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
@@ -25,7 +28,9 @@ public final class LeaseRuntime implements AutoCloseable {
     private final Duration leaseTime;
     private final Duration maxHoldTime;
     private final ScheduledThreadPoolExecutor scheduler;
+    private final ExecutorService notifier;
     private final Set<AbstractLease> held = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
 
     /**
      * @param config supplies {@code fencedlock.lease-time} and {@code fencedlock.max-hold-time}
@@ -39,6 +44,8 @@ public final class LeaseRuntime implements AutoCloseable {
                 Math.max(2, Runtime.getRuntime().availableProcessors()),
                 daemonThreads("fencedlock-" + config.backend() + "-" + CLIENTS.incrementAndGet() + "-lease-"));
         this.scheduler.setRemoveOnCancelPolicy(true);
+        this.notifier = Executors.newSingleThreadExecutor(
+                daemonThreads("fencedlock-" + config.backend() + "-" + CLIENTS.get() + "-notifier-"));
         this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
 
@@ -70,6 +77,23 @@ public final class LeaseRuntime implements AutoCloseable {
         return Optional.ofNullable(maxHoldTime);
     }
 
+    /**
+     * Runs {@code task} on the thread that tells lease-lost listeners, apart from the scheduler so
+     * that a slow listener delays no renewal. Runs it on the caller once the runtime is closed.
+     */
+    void notify(Runnable task) {
+        try {
+            notifier.execute(task);
+        } catch (RejectedExecutionException e) {
+            task.run();
+        }
+    }
+
+    /** Whether {@link #close()} has begun; a closed runtime grants no new leases. */
+    public boolean isClosed() {
+        return closed;
+    }
+
     /** How many leases of this client are held and not yet released. */
     public int heldLeases() {
         return held.size();
@@ -86,17 +110,23 @@ public final class LeaseRuntime implements AutoCloseable {
     /** Releases every lease still held, then stops the scheduler. Idempotent. */
     @Override
     public void close() {
+        closed = true;
         List<AbstractLease> remaining = new ArrayList<>(held);
         for (AbstractLease lease : remaining) {
             lease.close();
         }
         scheduler.shutdown();
+        notifier.shutdown();
         try {
             if (!scheduler.awaitTermination(5, TimeUnit.SECONDS)) {
                 scheduler.shutdownNow();
             }
+            if (!notifier.awaitTermination(5, TimeUnit.SECONDS)) {
+                notifier.shutdownNow();
+            }
         } catch (InterruptedException e) {
             scheduler.shutdownNow();
+            notifier.shutdownNow();
             Thread.currentThread().interrupt();
         }
     }

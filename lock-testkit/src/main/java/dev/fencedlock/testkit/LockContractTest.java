@@ -191,7 +191,7 @@ public abstract class LockContractTest {
             assertThatThrownBy(() -> client.lock(name).acquire(wait))
                     .isInstanceOf(LockTimeoutException.class)
                     .hasMessageContaining(name)
-                    .hasMessageContaining("ms");
+                    .hasMessageContaining("whole wait of 700ms");
             long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertThat(elapsedMillis).as("elapsed ms before giving up").isBetween(wait.toMillis() - 20, 10_000L);
             assertThat(held.isValid()).isTrue();
@@ -233,6 +233,25 @@ public abstract class LockContractTest {
                     .as("lock still held by the next holder after the stale close")
                     .isEmpty();
             assertThat(next.token()).isGreaterThan(expired.token());
+        }
+    }
+
+    @Test
+    void closingALeaseWhoseGrantTheBackendDroppedDoesNotReleaseTheNextHolder() throws Exception {
+        LockClient stale = newClient(Duration.ofSeconds(5));
+        LockClient current = newClient(Duration.ofSeconds(5));
+        LockClient third = newClient(Duration.ofSeconds(5));
+        String name = uniqueName();
+        Lease dropped = stale.lock(name).acquire(Duration.ofSeconds(10), Duration.ofSeconds(60));
+        breakLease(dropped);
+        try (Lease next = current.lock(name).acquire(Duration.ofSeconds(30))) {
+            dropped.close();
+            assertThat(third.lock(name).tryAcquire(Duration.ZERO))
+                    .as("lock still held by the next holder after the dropped lease was closed")
+                    .isEmpty();
+            next.extend(Duration.ofSeconds(5));
+            assertThat(next.isValid()).isTrue();
+            assertThat(next.token()).isGreaterThan(dropped.token());
         }
     }
 
@@ -349,7 +368,7 @@ public abstract class LockContractTest {
             });
             waiter.start();
             assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
-            Thread.sleep(200);
+            awaitBlocked(waiter);
             long interruptedAt = System.nanoTime();
             waiter.interrupt();
             waiter.join(5_000);
@@ -380,6 +399,11 @@ public abstract class LockContractTest {
                 .isPresent();
         next.get().close();
         assertThatThrownBy(() -> closing.lock(name)).isInstanceOf(IllegalStateException.class);
+        FencedLock obtainedBeforeClose = other.lock(name);
+        other.close();
+        assertThatThrownBy(() -> obtainedBeforeClose.tryAcquire(Duration.ZERO))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
     }
 
     @Test
@@ -399,6 +423,15 @@ public abstract class LockContractTest {
         assertThatThrownBy(() -> client.lock("x".repeat(257)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("256");
+    }
+
+    /** Returns once {@code thread} is parked or waiting, that is, blocked inside the acquire. */
+    private static void awaitBlocked(Thread thread) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (thread.getState() != Thread.State.WAITING && thread.getState() != Thread.State.TIMED_WAITING) {
+            assertThat(System.nanoTime()).as("waiter blocked within 10 s").isLessThan(deadline);
+            Thread.sleep(5);
+        }
     }
 
     /** Fails with the first pair that is not strictly increasing. */

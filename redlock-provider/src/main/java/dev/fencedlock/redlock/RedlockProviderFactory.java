@@ -23,7 +23,17 @@ import dev.fencedlock.spi.LockProviderFactory;
  * </ol>
  *
  * <p>Settings ({@link LockConfig}): {@code fencedlock.redlock.nodes} (required), {@code
- * node-timeout}, {@code drift-factor}, {@code retry-delay}, {@code restart-quarantine}. One node
+ * node-timeout}, {@code drift-factor}, {@code retry-delay}, {@code restart-quarantine}.
+ *
+ * <p>The restart quarantine keeps a node that restarted (and may have forgotten its locks) out of
+ * the quorum until every lease it could have granted has run out, so it must be at least the longest
+ * lease of <i>any</i> client of the nodes. When {@code restart-quarantine} is configured, a lease
+ * time, fixed lease or extension longer than it is rejected with an {@link IllegalArgumentException}.
+ * When it is not, each client uses the longest lease it has used itself, which is safe only if all
+ * clients use the same lease times; the first longer lease is logged as a warning. Configure it to
+ * the longest lease any client uses whenever lease times differ.
+ *
+ * <p>One node
  * gives the single-instance lock of the Redis documentation (no fault tolerance). An even number of
  * nodes is accepted but tolerates no more failures than one node fewer (4 nodes need 3), so a
  * warning is logged. A node with a memory limit ({@code maxmemory}) and any {@code maxmemory-policy}
@@ -45,7 +55,8 @@ public final class RedlockProviderFactory implements LockProviderFactory {
     }
 
     /**
-     * @throws IllegalArgumentException if {@code fencedlock.redlock.nodes} is missing
+     * @throws IllegalArgumentException if {@code fencedlock.redlock.nodes} is missing, or {@code
+     *     fencedlock.redlock.restart-quarantine} is configured shorter than {@code fencedlock.lease-time}
      */
     @Override
     public LockProvider create(LockConfig config, LeaseRuntime runtime) {

@@ -78,7 +78,7 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
                         .acquire(waitLeftNanos(request), TimeUnit.NANOSECONDS);
             } catch (Exception e) {
                 rethrowIfInterrupted(e);
-                if (ZooKeeperLockProvider.isConnectionProblem(e) && waitLeftNanos(request) > 0) {
+                if (LockNodes.isConnectionProblem(e) && waitLeftNanos(request) > 0) {
                     request.recordAttempt("the ZooKeeper connection failed while waiting: " + e);
                     continue;
                 }
@@ -86,7 +86,7 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
             }
             if (!acquired) {
                 provider.requireStarted();
-                request.recordAttempt("another session held the lock; this client's lock node was not first in line");
+                request.recordAttempt("another holder had the lock; this attempt's lock node was not first in line");
                 return Optional.empty();
             }
             long grantedAtNanos = runtime().clock().nanoTime();
@@ -101,14 +101,19 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
             LeaseRequest request, LockNodeDriver driver, long interruptionsBefore, long grantedAtNanos)
             throws InterruptedException {
         String nodePath = driver.createdPath();
-        long session = provider.currentSessionId();
+        long session = provider.nodes().currentSessionId();
         Stat stat = driver.createdStat();
         try {
             if (stat == null) {
-                stat = provider.lockNodeStat(nodePath);
+                stat = provider.nodes().stat(nodePath);
             }
-            if (stat == null || stat.getEphemeralOwner() != session) {
-                provider.discardGrant(name(), nodePath, "its lock node belongs to an earlier session that is expiring");
+            if (stat == null) {
+                provider.discardGrant(name(), nodePath, "its lock node is gone");
+                return Optional.empty();
+            }
+            if (stat.getEphemeralOwner() != session) {
+                provider.discardGrant(
+                        name(), nodePath, "its lock node belongs to an earlier session, which the server will expire");
                 return Optional.empty();
             }
             ZooKeeperLease lease =
@@ -123,7 +128,7 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
             }
             return Optional.of(lease);
         } catch (InterruptedException e) {
-            provider.deleteLockNode(nodePath);
+            provider.nodes().delete(nodePath);
             throw e;
         } catch (KeeperException | RuntimeException e) {
             provider.discardGrant(name(), nodePath, "the grant could not be confirmed: " + e);

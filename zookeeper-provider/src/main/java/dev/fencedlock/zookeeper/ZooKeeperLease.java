@@ -78,6 +78,6 @@ final class ZooKeeperLease extends AbstractLease {
     @Override
     protected void doRelease() {
         provider.watch().untrack(this);
-        provider.deleteLockNode(nodePath);
+        provider.nodes().delete(nodePath);
     }
 }

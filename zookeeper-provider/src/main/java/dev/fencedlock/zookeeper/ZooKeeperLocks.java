@@ -2,11 +2,12 @@ package dev.fencedlock.zookeeper;
 
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
-import dev.fencedlock.spi.LeaseRuntime;
-import dev.fencedlock.spi.MonotonicClock;
+import dev.fencedlock.LockNames;
+import dev.fencedlock.spi.LockClients;
 import java.util.Objects;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.utils.ZKPaths;
 
 /**
  * Creates {@link LockClient}s on a {@link CuratorFramework} that the application already has,
@@ -29,6 +30,18 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
  */
 public final class ZooKeeperLocks {
     private ZooKeeperLocks() {}
+
+    /**
+     * The znode under which the lock {@code lockName} keeps its contenders' nodes, for operators and
+     * tools that inspect or repair locks: {@code basePath} plus the lock name encoded as one znode
+     * name. The node with the lowest sequence suffix among its children holds the lock.
+     *
+     * @throws IllegalArgumentException if the lock name is not acceptable (see {@link
+     *     dev.fencedlock.LockNames})
+     */
+    public static String lockPath(String basePath, String lockName) {
+        return ZKPaths.makePath(basePath, ZNodeNames.encode(LockNames.requireValid(lockName)));
+    }
 
     /** A client with the default configuration (lease time 30s, base path {@code /fencedlock}). */
     public static LockClient newClient(CuratorFramework curator) {
@@ -56,12 +69,6 @@ public final class ZooKeeperLocks {
                     + "' for a client on a CuratorFramework, got '" + config.backend() + "'");
         }
         String basePath = ZooKeeperLockProvider.requireValidBasePath(config);
-        LeaseRuntime runtime = new LeaseRuntime(config, MonotonicClock.SYSTEM);
-        try {
-            return new CuratorLockClient(config, runtime, new ZooKeeperLockProvider(curator, false, basePath, runtime));
-        } catch (RuntimeException e) {
-            runtime.close();
-            throw e;
-        }
+        return LockClients.create(config, runtime -> new ZooKeeperLockProvider(curator, false, basePath, runtime));
     }
 }

@@ -184,6 +184,26 @@ class ZooKeeperLockIT {
     }
 
     @Test
+    void clientOnANamespacedCuratorKeepsItsNodesInTheNamespace() throws Exception {
+        CuratorFramework namespaced = observer.usingNamespace("tenant-a");
+        LockClient client = ZooKeeperLocks.newClient(namespaced);
+        try (Lease lease = client.lock(lockName).acquire(Duration.ofSeconds(5), Duration.ofSeconds(2))) {
+            String lockPath = "/tenant-a/fencedlock/" + ZNodeNames.encode(lockName);
+            String node = child(
+                    lockPath,
+                    awaitChildren(observer, lockPath, n -> n.size() == 1).get(0));
+            assertThat(lease.token())
+                    .isEqualTo(observer.checkExists().forPath(node).getCzxid());
+            lease.extend(Duration.ofSeconds(10));
+            assertThat(lease.remaining()).isGreaterThan(Duration.ofSeconds(5));
+            lease.close();
+            assertThat(observer.checkExists().forPath(node)).isNull();
+        } finally {
+            client.close();
+        }
+    }
+
+    @Test
     void serviceLoaderFindsTheBackendFromConfigurationAlone() throws Exception {
         LockConfig config = LockConfig.builder()
                 .backend("zookeeper")

@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
-import dev.fencedlock.spi.LeaseRuntime;
-import dev.fencedlock.spi.MonotonicClock;
+import dev.fencedlock.spi.LockClients;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -52,9 +51,12 @@ final class ZooKeeperTestSupport {
 
     /** A lock client whose provider (and so its own Curator client) the test can reach. */
     static TestClient client(LockConfig config) {
-        LeaseRuntime runtime = new LeaseRuntime(config, MonotonicClock.SYSTEM);
-        ZooKeeperLockProvider provider = (ZooKeeperLockProvider) new ZooKeeperProviderFactory().create(config, runtime);
-        return new TestClient(new CuratorLockClient(config, runtime, provider), provider);
+        ZooKeeperLockProvider[] provider = new ZooKeeperLockProvider[1];
+        LockClient client = LockClients.create(config, runtime -> {
+            provider[0] = (ZooKeeperLockProvider) new ZooKeeperProviderFactory().create(config, runtime);
+            return provider[0];
+        });
+        return new TestClient(client, provider[0]);
     }
 
     record TestClient(LockClient client, ZooKeeperLockProvider provider) implements AutoCloseable {

@@ -3,6 +3,7 @@ package dev.fencedlock.examples.inventory;
 import dev.fencedlock.LockClient;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.function.IntFunction;
 
 /**
  * The inventory example: workers sell the last units of a few hot SKUs under per-SKU fenced
@@ -69,18 +70,20 @@ public final class InventoryApp {
                             ? "no stall"
                             : "worker " + settings.stallWorker() + " stalls "
                                     + settings.stall().toMillis() + " ms");
+            if (settings.breakWorker().isPresent()) {
+                out.println(
+                        canBreak(locks)
+                                ? "worker " + settings.breakWorker().getAsInt()
+                                        + " has its lock deleted on the backend during its first transaction"
+                                : "no lock is broken: the " + locks.config().backend()
+                                        + " backend lives inside this process");
+            }
             out.println("locks: " + locks.describe() + "; database: " + databaseSetup.describe());
             WorkerTally tally = new WorkerTally();
             long start = System.nanoTime();
             try (Progress progress = new Progress(out, terminal, initial, () -> soldSoFar(database, initial)).start()) {
                 if (settings.processes() == 1) {
-                    try (LockClient client = LockClient.create(locks.config())) {
-                        new Workers(
-                                        new OrderPlacer(client, database.entityManagerFactory(), settings.lease()),
-                                        settings,
-                                        tally)
-                                .runAll();
-                    }
+                    runWorkers(settings, locks, database, tally);
                 } else {
                     WorkerProcesses.runAll(settings, locks.workerProcessArgs(), databaseSetup.jdbcUrl(), tally);
                 }
@@ -92,6 +95,7 @@ public final class InventoryApp {
                     database.snapshot(),
                     tally,
                     !settings.stall().isZero(),
+                    settings.breakWorker().isPresent() && canBreak(locks),
                     elapsed);
             summary.print(out);
             return summary.passed() ? 0 : 1;
@@ -113,13 +117,34 @@ public final class InventoryApp {
                         settings.dbUser(),
                         settings.dbPassword(),
                         settings.workers() + 1,
-                        false);
-                LockClient client = LockClient.create(locks.config())) {
+                        false)) {
             WorkerTally tally = new WorkerTally();
-            new Workers(new OrderPlacer(client, database.entityManagerFactory(), settings.lease()), settings, tally)
-                    .runAll();
+            runWorkers(settings, locks, database, tally);
             out.println(WorkerProcesses.resultLine(tally));
             return 0;
         }
+    }
+
+    private static void runWorkers(RunSettings settings, LockSetup locks, InventoryDatabase database, WorkerTally tally)
+            throws Exception {
+        boolean breaking = settings.breakWorker().isPresent() && canBreak(locks);
+        try (LockClient client = LockClient.create(locks.config());
+                LockBreaker breaker = breaking ? LockBreaker.forConfig(locks.config()) : null) {
+            Interference stall = Interference.stall(settings.stall());
+            Interference breakLock = breaking
+                    ? Interference.breakLock(
+                            breaker, database, settings.lease().multipliedBy(3).dividedBy(5), tally)
+                    : Interference.NONE;
+            IntFunction<Interference> firstOrder = index ->
+                    settings.stalls(index) ? stall : settings.breaksLock(index) ? breakLock : Interference.NONE;
+            OrderPlacer placer = new OrderPlacer(client, database.entityManagerFactory(), settings.lease());
+            new Workers(placer, settings, tally, firstOrder).runAll();
+        }
+    }
+
+    /** Breaking a lock needs a backend outside this process to break it on. */
+    private static boolean canBreak(LockSetup locks) {
+        String backend = locks.config().backend();
+        return backend.equals("redlock") || backend.equals("zookeeper");
     }
 }

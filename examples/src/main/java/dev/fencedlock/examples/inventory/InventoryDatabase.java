@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -16,6 +17,8 @@ import org.hibernate.jpa.HibernatePersistenceConfiguration;
  * EntityManagerFactory over it. Thread-safe; close it once at the end of the run.
  */
 final class InventoryDatabase implements AutoCloseable {
+    static final String SCHEMA = "fencedlock_inventory";
+
     private final HikariDataSource dataSource;
     private final EntityManagerFactory entityManagerFactory;
 
@@ -28,8 +31,13 @@ final class InventoryDatabase implements AutoCloseable {
      * Connects, applies the migrations when {@code migrate} is set (the coordinator does; worker
      * processes find the schema in place) and opens the EntityManagerFactory.
      */
-    static InventoryDatabase open(String jdbcUrl, String user, String password, int poolSize, boolean migrate) {
+    static InventoryDatabase open(String jdbcUrl, String user, String password, int poolSize, boolean migrate)
+            throws SQLException {
+        if (migrate) {
+            createSchema(jdbcUrl, user, password);
+        }
         HikariConfig pool = new HikariConfig();
+        pool.setSchema(SCHEMA);
         pool.setJdbcUrl(jdbcUrl);
         pool.setUsername(user);
         pool.setPassword(password);
@@ -41,6 +49,7 @@ final class InventoryDatabase implements AutoCloseable {
                 Flyway.configure()
                         .dataSource(dataSource)
                         .locations("classpath:db/inventory")
+                        .schemas(SCHEMA)
                         .load()
                         .migrate();
             }
@@ -52,6 +61,17 @@ final class InventoryDatabase implements AutoCloseable {
         } catch (RuntimeException e) {
             dataSource.close();
             throw e;
+        }
+    }
+
+    /**
+     * The example keeps its tables in a schema of their own, so that it can share a database (the
+     * machine's PostgreSQL, say) with other applications and their migration histories.
+     */
+    private static void createSchema(String jdbcUrl, String user, String password) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(jdbcUrl, user, password);
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA IF NOT EXISTS \"" + SCHEMA + "\"");
         }
     }
 
@@ -82,6 +102,20 @@ final class InventoryDatabase implements AutoCloseable {
 
     static String skuName(int index) {
         return "sku-" + (index + 1);
+    }
+
+    /** The fence value the row of {@code sku} holds now, as committed. */
+    long fence(String sku) throws SQLException {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement query = connection.prepareStatement("SELECT fence FROM inventory WHERE sku = ?")) {
+            query.setString(1, sku);
+            try (ResultSet row = query.executeQuery()) {
+                if (!row.next()) {
+                    throw new IllegalStateException("No stock row for " + sku);
+                }
+                return row.getLong(1);
+            }
+        }
     }
 
     /** Stock and orders as the database holds them now. */

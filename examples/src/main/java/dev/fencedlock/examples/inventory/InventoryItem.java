@@ -34,6 +34,11 @@ public class InventoryItem {
         return quantity;
     }
 
+    /** The fencing token of the lease that last wrote this row, as this transaction read it. */
+    public long fence() {
+        return fence;
+    }
+
     /** Takes one unit; the caller checks {@link #quantity()} first. */
     void takeOne() {
         if (quantity <= 0) {

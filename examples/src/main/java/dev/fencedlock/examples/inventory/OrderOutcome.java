@@ -6,8 +6,16 @@ enum OrderOutcome {
     SOLD,
     /** The SKU had no stock left; nothing was written. */
     SOLD_OUT,
-    /** The fence refused the write because the lease was stale; the transaction rolled back. */
-    STALE_REFUSED,
+    /**
+     * The fence refused the write before it reached the database: the lease had expired or was
+     * lost by flush or commit time. The transaction rolled back.
+     */
+    REFUSED_LEASE_INVALID,
+    /**
+     * The database refused the write: the row no longer held the fence value this transaction
+     * read, or carried a newer token. The transaction rolled back.
+     */
+    REFUSED_BY_DATABASE,
     /** The lock stayed taken for the whole wait; nothing was written. */
     LOCK_TIMEOUT
 }

@@ -34,12 +34,12 @@ final class OrderPlacer {
     /**
      * Attempts one sale.
      *
-     * @param stall how long to pause after reading the stock and before writing, to model a
-     *     process pause (zero for none)
+     * @param interference a fault injected after reading the stock and before writing
      * @param waits receives how long the lock took to get
      */
-    OrderOutcome place(String sku, String worker, Duration stall, WaitRecorder waits) throws InterruptedException {
-        FencedLock lock = locks.lock("inventory:" + sku);
+    OrderOutcome place(String sku, String worker, Interference interference, WaitRecorder waits)
+            throws InterruptedException {
+        FencedLock lock = locks.lock(lockName(sku));
         long askedAt = System.nanoTime();
         Optional<Lease> granted = lock.tryAcquire(LOCK_WAIT, lease);
         waits.record(System.nanoTime() - askedAt);
@@ -48,11 +48,15 @@ final class OrderPlacer {
         }
         try (Lease held = granted.get();
                 FencingScope fenced = Fencing.bind(held)) {
-            return sellInTransaction(sku, worker, held.token(), stall);
+            return sellInTransaction(sku, worker, held.token(), interference);
         }
     }
 
-    private OrderOutcome sellInTransaction(String sku, String worker, long token, Duration stall)
+    static String lockName(String sku) {
+        return "inventory:" + sku;
+    }
+
+    private OrderOutcome sellInTransaction(String sku, String worker, long token, Interference interference)
             throws InterruptedException {
         EntityManager entityManager = database.createEntityManager();
         EntityTransaction transaction = entityManager.getTransaction();
@@ -67,9 +71,7 @@ final class OrderPlacer {
                 return OrderOutcome.SOLD_OUT;
             }
             item.takeOne();
-            if (!stall.isZero()) {
-                Thread.sleep(stall.toMillis());
-            }
+            interfere(interference, sku, item.fence());
             entityManager.persist(new OrderRecord(sku, worker, token, Instant.now()));
             transaction.commit();
             return OrderOutcome.SOLD;
@@ -77,8 +79,11 @@ final class OrderPlacer {
             if (transaction.isActive()) {
                 transaction.rollback();
             }
-            if (refusedByFence(e)) {
-                return OrderOutcome.STALE_REFUSED;
+            Optional<StaleFencingTokenException> refusal = StaleFencingTokenException.findIn(e);
+            if (refusal.isPresent()) {
+                return refusal.get().reason() == StaleFencingTokenException.Reason.LEASE_NOT_VALID
+                        ? OrderOutcome.REFUSED_LEASE_INVALID
+                        : OrderOutcome.REFUSED_BY_DATABASE;
             }
             throw e;
         } finally {
@@ -86,12 +91,13 @@ final class OrderPlacer {
         }
     }
 
-    private static boolean refusedByFence(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof StaleFencingTokenException) {
-                return true;
-            }
+    private static void interfere(Interference interference, String sku, long fenceRead) throws InterruptedException {
+        try {
+            interference.duringTransaction(lockName(sku), sku, fenceRead);
+        } catch (InterruptedException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("Injecting the fault into the order for " + sku + " failed", e);
         }
-        return false;
     }
 }

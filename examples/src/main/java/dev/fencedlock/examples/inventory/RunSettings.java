@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * What one run of the inventory example does, read from command-line flags. Lock configuration
@@ -27,6 +28,7 @@ record RunSettings(
         Duration lease,
         Duration stall,
         int stallWorker,
+        OptionalInt breakWorker,
         int processes,
         boolean workerProcess,
         int workerOffset,
@@ -52,6 +54,10 @@ record RunSettings(
               --stall DURATION        how long the stalled worker pauses inside its first
                                       transaction (default: twice the lease; 0s for none)
               --stall-worker N        which worker stalls (default 0)
+              --break-lock-worker N   which worker has its lock deleted on the backend in the
+                                      middle of its first transaction, while its lease still looks
+                                      valid, so that only the database's fence can refuse its
+                                      write (default 1; none to switch off; redlock and zookeeper)
               --processes N           run the workers in N separate JVMs sharing one database
                                       (default 1: threads in this JVM)
               --help
@@ -89,6 +95,7 @@ record RunSettings(
             throw new IllegalArgumentException("--stall-worker " + stallWorker + " must name one of the " + workers
                     + " workers (0.." + (workers - 1) + ")");
         }
+        OptionalInt breakWorker = breakWorker(flags.get("--break-lock-worker"), workers, stall, stallWorker);
         int processes = positiveInt(flags, "--processes", 1);
         if (processes > workers) {
             throw new IllegalArgumentException(
@@ -107,6 +114,7 @@ record RunSettings(
                 lease,
                 stall,
                 stallWorker,
+                breakWorker,
                 processes,
                 flags.containsKey("--worker-process"),
                 nonNegativeInt(flags, "--worker-offset", 0),
@@ -126,8 +134,29 @@ record RunSettings(
             "--lease",
             "--stall",
             "--stall-worker",
+            "--break-lock-worker",
             "--processes",
             "--worker-offset");
+
+    private static OptionalInt breakWorker(String value, int workers, Duration stall, int stallWorker) {
+        if (value == null) {
+            int fallback = stallWorker == 1 ? 0 : 1;
+            return workers >= 2 ? OptionalInt.of(fallback) : OptionalInt.empty();
+        }
+        if ("none".equals(value.trim())) {
+            return OptionalInt.empty();
+        }
+        int index = nonNegativeInt(Map.of("--break-lock-worker", value), "--break-lock-worker", 0);
+        if (index >= workers) {
+            throw new IllegalArgumentException("--break-lock-worker " + index + " must name one of the " + workers
+                    + " workers (0.." + (workers - 1) + ")");
+        }
+        if (!stall.isZero() && index == stallWorker) {
+            throw new IllegalArgumentException(
+                    "--break-lock-worker " + index + " is also the stalled worker; pick another worker");
+        }
+        return OptionalInt.of(index);
+    }
 
     private static Duration positive(String flag, Duration value) {
         if (value.isZero() || value.isNegative()) {
@@ -165,6 +194,11 @@ record RunSettings(
         return !stall.isZero() && workerIndex == stallWorker;
     }
 
+    /** Whether the worker with this index (within this process) has its lock broken. */
+    boolean breaksLock(int workerIndex) {
+        return breakWorker.isPresent() && breakWorker.getAsInt() == workerIndex;
+    }
+
     /** The command-line flags a worker process needs to repeat this run's settings. */
     List<String> workerProcessArgs(String jdbcUrlForWorkers, int offset, int workersInProcess) {
         List<String> args = new ArrayList<>(List.of(
@@ -191,6 +225,9 @@ record RunSettings(
         if (stallsHere) {
             args.addAll(List.of("--stall-worker", String.valueOf(localStallWorker)));
         }
+        int localBreakWorker = breakWorker.orElse(-1) - offset;
+        boolean breaksHere = breakWorker.isPresent() && localBreakWorker >= 0 && localBreakWorker < workersInProcess;
+        args.addAll(List.of("--break-lock-worker", breaksHere ? String.valueOf(localBreakWorker) : "none"));
         return args;
     }
 }

@@ -27,6 +27,7 @@ final class RunSummary {
             InventoryDatabase.Snapshot database,
             WorkerTally tally,
             boolean stallInjected,
+            boolean lockBreakInjected,
             Duration elapsed) {
         this.backend = backend;
         this.initial = initial;
@@ -53,8 +54,18 @@ final class RunSummary {
         if (stallInjected) {
             checks.add(new Check(
                     "stalled worker's late write refused",
-                    tally.get(OrderOutcome.STALE_REFUSED) + " stale writes refused",
-                    tally.get(OrderOutcome.STALE_REFUSED) >= 1));
+                    tally.staleRefused() + " stale writes refused",
+                    tally.staleRefused() >= 1));
+        }
+        if (lockBreakInjected) {
+            long overtaken = tally.brokenLocksOvertaken();
+            long byDatabase = tally.get(OrderOutcome.REFUSED_BY_DATABASE);
+            checks.add(new Check(
+                    "write under a broken lock refused by the database",
+                    overtaken == 0
+                            ? "no other holder wrote before it, so nothing was stale"
+                            : overtaken + " overtaken, " + byDatabase + " refused by the database",
+                    byDatabase >= overtaken));
         }
     }
 
@@ -71,7 +82,7 @@ final class RunSummary {
     }
 
     long staleRefused() {
-        return tally.get(OrderOutcome.STALE_REFUSED);
+        return tally.staleRefused();
     }
 
     void print(PrintStream out) {
@@ -81,7 +92,12 @@ final class RunSummary {
         out.printf(Locale.ROOT, "initial stock        %d%n", initial);
         out.printf(Locale.ROOT, "sold                 %d%n", database.orders());
         out.printf(Locale.ROOT, "remaining            %d%n", database.remaining());
-        out.printf(Locale.ROOT, "stale writes refused %d%n", tally.get(OrderOutcome.STALE_REFUSED));
+        out.printf(
+                Locale.ROOT,
+                "stale writes refused %d (lease no longer valid: %d, by the database's fence condition: %d)%n",
+                tally.staleRefused(),
+                tally.get(OrderOutcome.REFUSED_LEASE_INVALID),
+                tally.get(OrderOutcome.REFUSED_BY_DATABASE));
         out.printf(Locale.ROOT, "lock wait timeouts   %d%n", tally.get(OrderOutcome.LOCK_TIMEOUT));
         out.printf(
                 Locale.ROOT,

@@ -103,7 +103,9 @@ final class WorkerProcesses {
         Map<OrderOutcome, Long> counts = new EnumMap<>(OrderOutcome.class);
         for (String field : result.substring(RESULT_PREFIX.length()).trim().split(" ")) {
             String[] pair = field.split("=", 2);
-            if (pair[0].equals("waits")) {
+            if (pair[0].equals("overtaken")) {
+                tally.addBrokenLocksOvertaken(Long.parseLong(pair[1]));
+            } else if (pair[0].equals("waits")) {
                 if (!pair[1].isEmpty()) {
                     tally.waits()
                             .recordAll(Arrays.stream(pair[1].split(","))
@@ -123,6 +125,7 @@ final class WorkerProcesses {
         tally.asMap()
                 .forEach((outcome, count) ->
                         line.append(outcome.name()).append('=').append(count).append(' '));
+        line.append("overtaken=").append(tally.brokenLocksOvertaken()).append(' ');
         line.append("waits=");
         long[] waits = tally.waits().samples();
         for (int i = 0; i < waits.length; i++) {

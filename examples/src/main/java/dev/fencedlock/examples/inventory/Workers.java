@@ -1,12 +1,12 @@
 package dev.fencedlock.examples.inventory;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.IntFunction;
 
 /**
  * Runs the workers of this process: each sells units of the hot SKUs, spreading over them, until
@@ -16,11 +16,21 @@ final class Workers {
     private final OrderPlacer placer;
     private final RunSettings settings;
     private final WorkerTally tally;
+    private final IntFunction<Interference> firstOrderInterference;
 
-    Workers(OrderPlacer placer, RunSettings settings, WorkerTally tally) {
+    /**
+     * @param firstOrderInterference the fault each worker (by index in this process) meets in its
+     *     first order; {@link Interference#NONE} for most
+     */
+    Workers(
+            OrderPlacer placer,
+            RunSettings settings,
+            WorkerTally tally,
+            IntFunction<Interference> firstOrderInterference) {
         this.placer = placer;
         this.settings = settings;
         this.tally = tally;
+        this.firstOrderInterference = firstOrderInterference;
     }
 
     /** Runs every worker to completion; rethrows the first worker failure. */
@@ -51,16 +61,15 @@ final class Workers {
         String name = "worker-" + (settings.workerOffset() + index);
         boolean[] soldOut = new boolean[settings.skus()];
         int remainingSkus = settings.skus();
-        boolean stallNext = settings.stalls(index);
+        Interference next = firstOrderInterference.apply(index);
         int attempt = settings.workerOffset() + index;
         while (remainingSkus > 0) {
             int sku = attempt++ % settings.skus();
             if (soldOut[sku]) {
                 continue;
             }
-            Duration stall = stallNext ? settings.stall() : Duration.ZERO;
-            stallNext = false;
-            OrderOutcome outcome = placer.place(InventoryDatabase.skuName(sku), name, stall, tally.waits());
+            OrderOutcome outcome = placer.place(InventoryDatabase.skuName(sku), name, next, tally.waits());
+            next = Interference.NONE;
             tally.count(outcome);
             if (outcome == OrderOutcome.SOLD_OUT) {
                 soldOut[sku] = true;

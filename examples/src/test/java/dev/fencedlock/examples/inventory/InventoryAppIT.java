@@ -44,7 +44,11 @@ class InventoryAppIT {
     @Test
     void embeddedDefaultSellsEveryUnitOnceAndRefusesTheStalledWrite() {
         Run run = run("--workers", "6", "--skus", "2", "--stock", "30", "--lease", "1s", "--stall", "2500ms");
-        assertThat(run.output()).contains("zookeeper at").contains("(embedded)");
+        assertThat(run.output())
+                .contains("zookeeper at")
+                .contains("(embedded)")
+                .contains("worker 1 has its lock deleted on the backend")
+                .contains("[ok] write under a broken lock refused by the database");
         assertInvariantsHold(run, 60);
     }
 

@@ -33,7 +33,7 @@ class InventoryAppRedlockIT {
     }
 
     @Test
-    void redlockWorkersInSeparateProcesses() {
+    void redlockWorkersInSeparateProcessesShareOneH2Server() {
         InventoryAppIT.Run run = run(
                 "--backend",
                 "redlock",
@@ -51,7 +51,7 @@ class InventoryAppRedlockIT {
                 "1500ms",
                 "--stall",
                 "3500ms");
-        assertThat(run.output()).contains("2 process(es)");
+        assertThat(run.output()).contains("2 process(es)").contains("TCP server");
         assertInvariantsHold(run, 40);
     }
 }

@@ -14,12 +14,12 @@ class RunSummaryTest {
 
     private static WorkerTally tally(long sold, long stale) {
         WorkerTally tally = new WorkerTally();
-        tally.add(Map.of(OrderOutcome.SOLD, sold, OrderOutcome.STALE_REFUSED, stale));
+        tally.add(Map.of(OrderOutcome.SOLD, sold, OrderOutcome.REFUSED_BY_DATABASE, stale));
         return tally;
     }
 
     private static RunSummary summary(InventoryDatabase.Snapshot snapshot, WorkerTally tally, boolean stalled) {
-        return new RunSummary("test", 100, snapshot, tally, stalled, Duration.ofSeconds(1));
+        return new RunSummary("test", 100, snapshot, tally, stalled, false, Duration.ofSeconds(1));
     }
 
     @Test
@@ -51,6 +51,21 @@ class RunSummaryTest {
         assertThat(summary(new InventoryDatabase.Snapshot(0, 0, 100, 0), tally(101, 1), true)
                         .passed())
                 .isFalse();
+    }
+
+    @Test
+    void aWriteUnderABrokenLockThatTheDatabaseAcceptedFails() {
+        WorkerTally overtakenButAccepted = tally(100, 0);
+        overtakenButAccepted.noteBrokenLockOvertaken();
+        InventoryDatabase.Snapshot consistent = new InventoryDatabase.Snapshot(0, 0, 100, 0);
+        assertThat(new RunSummary("test", 100, consistent, overtakenButAccepted, false, true, Duration.ofSeconds(1))
+                        .passed())
+                .isFalse();
+        WorkerTally overtakenAndRefused = tally(100, 1);
+        overtakenAndRefused.noteBrokenLockOvertaken();
+        assertThat(new RunSummary("test", 100, consistent, overtakenAndRefused, false, true, Duration.ofSeconds(1))
+                        .passed())
+                .isTrue();
     }
 
     @Test

@@ -30,6 +30,9 @@ import org.hibernate.engine.spi.SharedSessionContractImplementor;
  *       refused. The read is a locking read so that it sees the latest committed rows also under
  *       REPEATABLE READ.
  * </ol>
+ *
+ * <p>The lease is registered for the checks at commit like any fenced write (validity, and the
+ * lock fence if it is on).
  */
 public final class FencedBulk {
     private FencedBulk() {}
@@ -83,7 +86,7 @@ public final class FencedBulk {
                     "the lease expired or was lost",
                     null);
         }
-        TransactionLeases.register(session, lease);
+        TransactionLeases.register(session, lease, LockFence.of(session.getFactory()));
         return lease;
     }
 

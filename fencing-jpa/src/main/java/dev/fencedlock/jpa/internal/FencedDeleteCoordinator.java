@@ -1,6 +1,7 @@
 package dev.fencedlock.jpa.internal;
 
 import dev.fencedlock.Lease;
+import org.hibernate.JDBCException;
 import org.hibernate.StaleStateException;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.persister.entity.mutation.DeleteCoordinator;
@@ -30,6 +31,11 @@ final class FencedDeleteCoordinator extends FencedCoordinator<DeleteCoordinator>
             delegate.delete(entity, id, version, session);
         } catch (StaleStateException e) {
             throw fenced.rowRefused(lease, entity, id, read, e, session);
+        } catch (JDBCException e) {
+            if (!ConcurrencyFailures.isConcurrencyFailure(e)) {
+                throw e;
+            }
+            throw fenced.rowRaced(lease, entity, id, read, e, session);
         }
     }
 }

@@ -5,13 +5,10 @@ import dev.fencedlock.jpa.NoLeaseBoundException;
 import dev.fencedlock.jpa.StaleFencingTokenException;
 import dev.fencedlock.jpa.StaleFencingTokenException.Reason;
 import jakarta.persistence.TransactionRequiredException;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.Optional;
+import org.hibernate.JDBCException;
 import org.hibernate.StatelessSession;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
-import org.hibernate.jdbc.AbstractReturningWork;
 import org.hibernate.persister.entity.EntityPersister;
 
 /**
@@ -23,12 +20,15 @@ final class FencedEntity {
     private final int fenceIndex;
     private final String lookupSql;
     private final String lockingLookupSql;
+    private final LockFence lockFence;
 
-    private FencedEntity(EntityPersister persister, int fenceIndex, String lookupSql, String lockingLookupSql) {
+    private FencedEntity(
+            EntityPersister persister, int fenceIndex, String lookupSql, String lockingLookupSql, LockFence lockFence) {
         this.persister = persister;
         this.fenceIndex = fenceIndex;
         this.lookupSql = lookupSql;
         this.lockingLookupSql = lockingLookupSql;
+        this.lockFence = lockFence;
     }
 
     /** The fencing facts of {@code persister}'s entity, empty if it has no fence field. */
@@ -56,7 +56,12 @@ final class FencedEntity {
             String lookup = sql.toString();
             String locking = lookup
                     + persister.getFactory().getJdbcServices().getDialect().getForUpdateString();
-            return new FencedEntity(persister, attribute.getStateArrayPosition(), lookup, locking);
+            return new FencedEntity(
+                    persister,
+                    attribute.getStateArrayPosition(),
+                    lookup,
+                    locking,
+                    LockFence.of(persister.getFactory()));
         });
     }
 
@@ -70,7 +75,8 @@ final class FencedEntity {
 
     /**
      * The checks every fenced write starts with: an ordinary session, inside a transaction, with a
-     * lease bound that is still valid. Registers the lease for the commit-time check.
+     * lease bound that is still valid. Registers the lease for the checks at commit (validity, and
+     * the lock fence if it is on).
      */
     Lease beginWrite(String operation, Object entity, Object id, SharedSessionContractImplementor session) {
         if (session instanceof StatelessSession) {
@@ -86,7 +92,7 @@ final class FencedEntity {
         if (!lease.isValid()) {
             throw refusal(Reason.LEASE_NOT_VALID, lease, entity, id, null, "the lease expired or was lost", null);
         }
-        TransactionLeases.register(session, lease);
+        TransactionLeases.register(session, lease, lockFence);
         return lease;
     }
 
@@ -128,7 +134,11 @@ final class FencedEntity {
     /**
      * Turns the database's refusal of an UPDATE or DELETE (no row matched) into a {@link
      * StaleFencingTokenException} when the fence moved, or returns {@code cause} unchanged when the
-     * fence still holds {@code read} (the entity's own version column refused the write).
+     * fence still holds {@code read} (the entity's own version column refused the write). The fence
+     * is read on the session's own connection with a locking read, which sees the latest committed
+     * value also under REPEATABLE READ (MariaDB/MySQL), where a plain read would see the
+     * transaction's snapshot; the refused statement changed nothing, so a PostgreSQL transaction is
+     * still usable.
      */
     RuntimeException rowRefused(
             Lease lease,
@@ -139,11 +149,40 @@ final class FencedEntity {
             SharedSessionContractImplementor session) {
         Long current;
         try {
-            current = lockingLookup(id, session);
-        } catch (RuntimeException | SQLException e) {
+            current = SessionJdbc.queryLong(session, lockingLookupSql, byId(id, session));
+        } catch (RuntimeException e) {
             cause.addSuppressed(e);
             return refusal(Reason.ROW_CHANGED, lease, entity, id, null, "the row no longer held fence " + read, cause);
         }
+        return changedOr(lease, entity, id, read, current, cause);
+    }
+
+    /**
+     * Turns a concurrency failure of an UPDATE or DELETE (a serialization failure under REPEATABLE
+     * READ or SERIALIZABLE, a deadlock, a lock timeout) into a {@link StaleFencingTokenException}
+     * when the committed row no longer holds {@code read}, or returns {@code cause} unchanged: then
+     * no newer write has committed (yet) and the failure is the database's to report. The row is
+     * read on a separate connection, because the failure may have left the transaction unusable.
+     */
+    RuntimeException rowRaced(
+            Lease lease,
+            Object entity,
+            Object id,
+            long read,
+            JDBCException cause,
+            SharedSessionContractImplementor session) {
+        Long current;
+        try {
+            current = isolatedLookup(id, session);
+        } catch (RuntimeException e) {
+            cause.addSuppressed(e);
+            return cause;
+        }
+        return changedOr(lease, entity, id, read, current, cause);
+    }
+
+    private RuntimeException changedOr(
+            Lease lease, Object entity, Object id, long read, Long current, RuntimeException cause) {
         if (current == null) {
             return refusal(Reason.ROW_CHANGED, lease, entity, id, null, "the row no longer exists", cause);
         }
@@ -161,8 +200,9 @@ final class FencedEntity {
     }
 
     /**
-     * Turns a constraint violation of an INSERT into a {@link StaleFencingTokenException} when a
-     * row with the same id exists with a newer fence, or returns {@code cause} unchanged.
+     * Turns a constraint violation or a concurrency failure of an INSERT into a {@link
+     * StaleFencingTokenException} when a row with the same id exists with a newer fence, or returns
+     * {@code cause} unchanged.
      */
     RuntimeException insertRefused(
             Lease lease, Object entity, Object id, RuntimeException cause, SharedSessionContractImplementor session) {
@@ -193,49 +233,15 @@ final class FencedEntity {
     }
 
     /**
-     * Reads the row's fence on the session's own connection with a locking read, which sees the
-     * latest committed value also under REPEATABLE READ (MariaDB/MySQL), where a plain read would
-     * see the transaction's snapshot. The statement that was just refused changed nothing, so a
-     * PostgreSQL transaction is still usable.
-     */
-    private Long lockingLookup(Object id, SharedSessionContractImplementor session) throws SQLException {
-        var jdbc = session.getJdbcCoordinator();
-        PreparedStatement statement = jdbc.getStatementPreparer().prepareStatement(lockingLookupSql);
-        var resources = jdbc.getLogicalConnection().getResourceRegistry();
-        try {
-            persister.getIdentifierType().nullSafeSet(statement, id, 1, session);
-            ResultSet rows = jdbc.getResultSetReturn().extract(statement, lockingLookupSql);
-            try {
-                return rows.next() ? rows.getLong(1) : null;
-            } finally {
-                resources.release(rows, statement);
-            }
-        } finally {
-            resources.release(statement);
-            jdbc.afterStatementExecution();
-        }
-    }
-
-    /**
      * Reads the row's fence on a separate connection and transaction: after a failed INSERT a
      * PostgreSQL transaction accepts no further statements, and the conflicting row is committed
      * (the INSERT waited for it), so a fresh transaction sees it.
      */
     private Long isolatedLookup(Object id, SharedSessionContractImplementor session) {
-        return session.getTransactionCoordinator()
-                .createIsolationDelegate()
-                .delegateWork(
-                        new AbstractReturningWork<Long>() {
-                            @Override
-                            public Long execute(java.sql.Connection connection) throws SQLException {
-                                try (PreparedStatement statement = connection.prepareStatement(lookupSql)) {
-                                    persister.getIdentifierType().nullSafeSet(statement, id, 1, session);
-                                    try (ResultSet rows = statement.executeQuery()) {
-                                        return rows.next() ? rows.getLong(1) : null;
-                                    }
-                                }
-                            }
-                        },
-                        true);
+        return SessionJdbc.isolatedQueryLong(session, lookupSql, byId(id, session));
+    }
+
+    private SessionJdbc.Parameters byId(Object id, SharedSessionContractImplementor session) {
+        return statement -> persister.getIdentifierType().nullSafeSet(statement, id, 1, session);
     }
 }

@@ -1,6 +1,7 @@
 package dev.fencedlock.jpa.internal;
 
 import dev.fencedlock.Lease;
+import org.hibernate.JDBCException;
 import org.hibernate.StaleStateException;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.generator.values.GeneratedValues;
@@ -10,7 +11,10 @@ import org.hibernate.persister.entity.mutation.UpdateCoordinator;
  * Runs Hibernate's UPDATE of a fenced entity after the fencing checks. The statement itself
  * carries {@code fence = <value read>} (see {@link FencingIntegrator}); a refusal by the database
  * comes back as a {@link StaleStateException} and is translated here, while the transaction is
- * still usable, so that the current fence can be looked up.
+ * still usable, so that the current fence can be looked up. A concurrency failure instead (under
+ * REPEATABLE READ or SERIALIZABLE the database refuses to write a row changed since the snapshot
+ * rather than match no row; or a deadlock, or a lock timeout) is translated too when the committed
+ * fence moved.
  */
 final class FencedUpdateCoordinator extends FencedCoordinator<UpdateCoordinator> implements UpdateCoordinator {
     FencedUpdateCoordinator(UpdateCoordinator delegate, FencedEntity fenced) {
@@ -50,6 +54,11 @@ final class FencedUpdateCoordinator extends FencedCoordinator<UpdateCoordinator>
                     session);
         } catch (StaleStateException e) {
             throw fenced.rowRefused(lease, entity, id, read, e, session);
+        } catch (JDBCException e) {
+            if (!ConcurrencyFailures.isConcurrencyFailure(e)) {
+                throw e;
+            }
+            throw fenced.rowRaced(lease, entity, id, read, e, session);
         }
     }
 

@@ -1,9 +1,15 @@
 package dev.fencedlock.jpa.internal;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Map;
 import java.util.Optional;
 import org.hibernate.MappingException;
+import org.hibernate.SessionFactory;
+import org.hibernate.SessionFactoryObserver;
 import org.hibernate.boot.Metadata;
 import org.hibernate.boot.spi.BootstrapContext;
+import org.hibernate.cfg.JdbcSettings;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.integrator.spi.Integrator;
 import org.hibernate.jdbc.Expectation;
@@ -13,6 +19,7 @@ import org.hibernate.mapping.PersistentClass;
 import org.hibernate.mapping.Property;
 import org.hibernate.mapping.RootClass;
 import org.hibernate.mapping.UnionSubclass;
+import org.hibernate.tool.schema.spi.SchemaManagementException;
 
 /**
  * Makes Hibernate enforce the fence of every entity with a {@link
@@ -34,11 +41,26 @@ import org.hibernate.mapping.UnionSubclass;
  *
  * <p>Marking the column as a partition key happens after the primary key was built, so schema
  * generation does not add the fence column to the primary key.
+ *
+ * <p>The settings of {@link dev.fencedlock.jpa.FencingSettings} are validated here. With the lock
+ * fence on, its table is checked once the factory is built (unless JDBC access on boot is switched
+ * off, {@code hibernate.boot.allow_jdbc_metadata_access=false}; the first commit then reports a
+ * missing table).
  */
 public final class FencingIntegrator implements Integrator {
 
     @Override
     public void integrate(Metadata metadata, BootstrapContext bootstrapContext, SessionFactoryImplementor factory) {
+        LockFence lockFence = LockFence.of(factory);
+        if (lockFence.isOn() && jdbcAccessAllowedOnBoot(factory.getProperties())) {
+            // after the schema tooling, which runs as an earlier observer, could have created it
+            factory.addObserver(new SessionFactoryObserver() {
+                @Override
+                public void sessionFactoryCreated(SessionFactory created) {
+                    requireTable(factory, lockFence);
+                }
+            });
+        }
         for (PersistentClass entity : metadata.getEntityBindings()) {
             Class<?> type = entity.getMappedClass();
             if (type == null) {
@@ -110,6 +132,34 @@ public final class FencingIntegrator implements Integrator {
         entity.setInsertExpectation(UnbatchedRowCount::new);
         entity.setUpdateExpectation(UnbatchedRowCount::new);
         entity.setDeleteExpectation(UnbatchedRowCount::new);
+    }
+
+    private static boolean jdbcAccessAllowedOnBoot(Map<String, Object> settings) {
+        Object allowed = settings.get(JdbcSettings.ALLOW_METADATA_ON_BOOT);
+        return allowed == null || !allowed.toString().trim().equalsIgnoreCase("false");
+    }
+
+    private static void requireTable(SessionFactoryImplementor factory, LockFence lockFence) {
+        var access = factory.getJdbcServices().getBootstrapJdbcConnectionAccess();
+        Connection connection;
+        try {
+            connection = access.obtainConnection();
+        } catch (SQLException e) {
+            throw new SchemaManagementException(
+                    "Cannot check the lock-fence table '" + lockFence.table() + "': no connection", e);
+        }
+        try {
+            lockFence.requireTable(connection);
+        } finally {
+            try {
+                if (!connection.getAutoCommit()) {
+                    connection.rollback();
+                }
+                access.releaseConnection(connection);
+            } catch (SQLException e) {
+                // the check's outcome stands; a connection that cannot be returned is the pool's concern
+            }
+        }
     }
 
     /** One row per statement, as Hibernate's default, and never part of a JDBC batch. */

@@ -4,6 +4,7 @@ import dev.fencedlock.Lease;
 import dev.fencedlock.jpa.StaleFencingTokenException;
 import dev.fencedlock.jpa.StaleFencingTokenException.Reason;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -13,50 +14,81 @@ import org.hibernate.engine.spi.TransactionCompletionCallbacks.BeforeCompletionC
 
 /**
  * Remembers which leases fenced writes of the current transaction of each session were flushed
- * under, and refuses the commit if any of them is no longer valid by then. The check runs in
- * Hibernate's before-completion phase, after the flush that commit performs and before the JDBC
- * commit; a refusal there makes Hibernate roll the transaction back.
+ * under, and checks them at commit, in Hibernate's before-completion phase (after the flush that
+ * commit performs, before the JDBC commit; a refusal there makes Hibernate roll the transaction
+ * back):
+ *
+ * <ol>
+ *   <li>every lease must still be valid;
+ *   <li>with the {@link LockFence} on, each lock's fence row is advanced to the lease's token, in
+ *       the order of lock name and token, so that two transactions advancing several rows take them
+ *       in the same order;
+ *   <li>every lease must still be valid: advancing may have waited for another transaction.
+ * </ol>
  *
  * <p>Thread-safe. Sessions are held weakly, so a session whose transaction never completes does
  * not leak.
  */
 final class TransactionLeases {
-    private static final Map<SharedSessionContractImplementor, List<Lease>> BY_SESSION = new WeakHashMap<>();
+    private static final Map<SharedSessionContractImplementor, Used> BY_SESSION = new WeakHashMap<>();
+    private static final Comparator<Lease> LOCK_ORDER =
+            Comparator.comparing(Lease::lockName).thenComparingLong(Lease::token);
+
+    /** The leases of one transaction and the lock fence of its session factory. */
+    private static final class Used {
+        final List<Lease> leases = new ArrayList<>(1);
+        final LockFence fence;
+
+        Used(LockFence fence) {
+            this.fence = fence;
+        }
+    }
 
     private TransactionLeases() {}
 
     /** Records that a fenced write of {@code session}'s current transaction used {@code lease}. */
-    static void register(SharedSessionContractImplementor session, Lease lease) {
-        List<Lease> leases;
+    static void register(SharedSessionContractImplementor session, Lease lease, LockFence fence) {
+        Used used;
         boolean first;
         synchronized (BY_SESSION) {
-            leases = BY_SESSION.get(session);
-            first = leases == null;
+            used = BY_SESSION.get(session);
+            first = used == null;
             if (first) {
-                leases = new ArrayList<>(1);
-                BY_SESSION.put(session, leases);
+                used = new Used(fence);
+                BY_SESSION.put(session, used);
             }
-            for (Lease known : leases) {
+            for (Lease known : used.leases) {
                 if (known == lease) {
                     return;
                 }
             }
-            leases.add(lease);
+            used.leases.add(lease);
         }
         if (first) {
-            List<Lease> used = leases;
+            Used registered = used;
             var callbacks = session.getTransactionCompletionCallbacks();
-            callbacks.registerCallback((BeforeCompletionCallback) s -> requireValid(used));
+            callbacks.registerCallback((BeforeCompletionCallback) s -> beforeCommit(s, registered));
             callbacks.registerCallback((AfterCompletionCallback) (success, s) -> forget(s));
         }
     }
 
-    private static void requireValid(List<Lease> used) {
-        List<Lease> snapshot;
+    private static void beforeCommit(SharedSessionContractImplementor session, Used used) {
+        List<Lease> leases;
         synchronized (BY_SESSION) {
-            snapshot = List.copyOf(used);
+            leases = new ArrayList<>(used.leases);
         }
-        for (Lease lease : snapshot) {
+        requireValid(leases);
+        if (used.fence.isOn()) {
+            leases.sort(LOCK_ORDER);
+            for (Lease lease : leases) {
+                used.fence.advance(session, lease);
+            }
+            requireValid(leases);
+        }
+    }
+
+    private static void requireValid(List<Lease> leases) {
+        for (Lease lease : leases) {
             if (!lease.isValid()) {
                 throw new StaleFencingTokenException(
                         Reason.LEASE_NOT_VALID,

@@ -61,11 +61,24 @@ final class ServerReaper {
         }
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(BASE)) {
             for (Path dir : dirs) {
-                ownerPid(dir).filter(pid -> ProcessHandle.of(pid).isEmpty()).ifPresent(deadOwner -> reap(dir));
+                ownerPid(dir).filter(ServerReaper::isGone).ifPresent(deadOwner -> reap(dir));
             }
         } catch (IOException e) {
             // best effort: an unreadable directory only means an orphan may survive
         }
+    }
+
+    /** No such process, or only its zombie (killed, not yet waited for by its parent). */
+    private static boolean isGone(long pid) {
+        if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+            try {
+                String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII);
+                return stat.substring(stat.lastIndexOf(')') + 1).trim().startsWith("Z");
+            } catch (IOException | RuntimeException e) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static Optional<Long> ownerPid(Path dir) {

@@ -4,6 +4,7 @@ import dev.fencedlock.RedisNodeAddress;
 import dev.fencedlock.spi.MonotonicClock;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.NoSuchElementException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -34,7 +35,8 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * One Redis master reached through a Jedis connection pool.
  *
  * <p>The fast path runs on the caller's thread: when the pool has an idle connection, {@link #send}
- * writes {@code EVALSHA} and returns; {@link Pending#await()} reads the reply with a socket timeout
+ * takes it (never opening one on the caller, even when another caller took the last idle one
+ * first), writes {@code EVALSHA} and returns; {@link Pending#await()} reads the reply with a socket timeout
  * of what is left of the node timeout. No thread hand-off, so N nodes cost N writes and N reads.
  *
  * <p>When no connection is idle (start-up, more concurrent callers than connections, or after a
@@ -43,10 +45,14 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * caller: the caller waits at most one node timeout for the reply, and a connection that arrives
  * later stays in the pool for the next call without sending the stale command.
  *
- * <p>Every connection runs {@code INFO server} when it opens, which tells the replies read on it
- * which incarnation of the server they come from; there is no extra round trip per call. An idle
- * connection found cut (the server restarted or closed it) is replaced once, at once: the pool's
- * other idle connections are dropped too, as they are as stale.
+ * <p>Every connection runs {@code INFO server} and {@code INFO memory} and loads the scripts when
+ * it opens, and asks again when a call meets {@code NOSCRIPT}; that tells the replies read on it
+ * which incarnation of the server they come from, and whether it may evict keys, without an extra
+ * round trip per call. (A TCP connection dies with the server process, so this is
+ * exact unless a proxy keeps client connections open across a server restart and another client
+ * reloaded the scripts first: put no such proxy between clients and nodes.) An idle connection
+ * found cut (the server restarted or closed it) is replaced once, at once: the pool's other idle
+ * connections are dropped too, as they are as stale.
  */
 final class JedisRedisNode implements RedisNode {
     private static final Logger log = LoggerFactory.getLogger(JedisRedisNode.class);
@@ -58,6 +64,7 @@ final class JedisRedisNode implements RedisNode {
     private final Executor executor;
     private final JedisSocketFactory sockets;
     private final JedisClientConfig config;
+    private final MonotonicClock clock;
 
     /**
      * @param timeout connect timeout, socket timeout and the longest wait for one reply
@@ -72,6 +79,7 @@ final class JedisRedisNode implements RedisNode {
         this.timeoutNanos = timeout.toNanos();
         this.timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
         this.executor = executor;
+        this.clock = clock;
         this.config = clientConfig(address, timeoutMillis, tls);
         this.sockets = new DefaultJedisSocketFactory(new HostAndPort(address.host(), address.port()), config);
         this.pool = new ConnectionPool(new Factory(name, sockets, config, clock), poolConfig(timeout));
@@ -120,13 +128,13 @@ final class JedisRedisNode implements RedisNode {
     @Override
     public Pending send(Script script, byte[][] keys, byte[][] args) {
         long sentAt = System.nanoTime();
-        if (pool.getNumIdle() > 0) {
-            NodeConnection connection;
-            try {
-                connection = borrow();
-            } catch (RuntimeException e) {
-                return () -> NodeReply.failed(e);
-            }
+        NodeConnection connection;
+        try {
+            connection = borrowIdle();
+        } catch (RuntimeException e) {
+            return () -> NodeReply.failed(e);
+        }
+        if (connection != null) {
             try {
                 connection.sendScript(script, keys, args);
             } catch (JedisConnectionException e) {
@@ -156,6 +164,30 @@ final class JedisRedisNode implements RedisNode {
     /** A connection outside the pool, for a subscriber that keeps it for itself. */
     Connection openDedicatedConnection() {
         return new Connection(sockets, config);
+    }
+
+    /**
+     * An idle connection, or null if none is idle at this moment. Never opens a connection and never
+     * waits: another caller may take the last idle connection between the pool's idle count and the
+     * borrow, and the pool would then open one on this thread, holding up the sends to the other
+     * nodes for a connect and a handshake.
+     */
+    private NodeConnection borrowIdle() {
+        if (pool.getNumIdle() == 0) {
+            return null;
+        }
+        Factory.IDLE_ONLY.set(Boolean.TRUE);
+        try {
+            return (NodeConnection) pool.borrowObject(Duration.ZERO);
+        } catch (NoSuchElementException | NoIdleConnection e) {
+            return null;
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new JedisConnectionException(e.getMessage(), e);
+        } finally {
+            Factory.IDLE_ONLY.remove();
+        }
     }
 
     private NodeConnection borrow() {
@@ -228,10 +260,19 @@ final class JedisRedisNode implements RedisNode {
         return retryOnFreshConnection(cut, connection, script, keys, args).await();
     }
 
+    /**
+     * The node has no script: it restarted or its script cache was flushed. A connection cannot
+     * outlive a restart, unless a proxy sits in between; so the same round trip that loads the
+     * script and repeats the call also asks {@code INFO server} again, and the reply is credited to
+     * whatever incarnation answers now.
+     */
     private Object loadAndCall(NodeConnection connection, Script script, byte[][] keys, byte[][] args) {
         try {
+            connection.sendProbe();
             connection.sendScriptLoad(script);
             connection.sendScript(script, keys, args);
+            connection.setSoTimeout(timeoutMillis);
+            connection.readProbe(clock);
             connection.readReply(timeoutMillis);
             return connection.readReply(timeoutMillis);
         } catch (RuntimeException e) {
@@ -343,12 +384,24 @@ final class JedisRedisNode implements RedisNode {
         }
     }
 
+    /** Thrown by the factory instead of opening a connection on a thread that wants idle ones only. */
+    private static final class NoIdleConnection extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NoIdleConnection() {
+            super("no idle connection", null, false, false);
+        }
+    }
+
     /**
      * Opens, probes, validates and closes pooled connections. The first connection to an
      * incarnation that may evict keys logs a warning: the warm-up at start-up opens one, so a
      * misconfigured node is reported when the client starts, not at its first refused vote.
      */
     private static final class Factory implements PooledObjectFactory<Connection> {
+        /** Set while the current thread borrows idle connections only ({@link #borrowIdle()}). */
+        static final ThreadLocal<Boolean> IDLE_ONLY = new ThreadLocal<>();
+
         private final String name;
         private final JedisSocketFactory sockets;
         private final JedisClientConfig config;
@@ -364,9 +417,12 @@ final class JedisRedisNode implements RedisNode {
 
         @Override
         public PooledObject<Connection> makeObject() {
+            if (IDLE_ONLY.get() != null) {
+                throw new NoIdleConnection();
+            }
             NodeConnection connection = new NodeConnection(sockets, config);
             try {
-                connection.probe(clock);
+                connection.probeAndLoad(clock);
             } catch (RuntimeException e) {
                 connection.disconnect();
                 throw e;

@@ -26,15 +26,43 @@ final class NodeConnection extends Connection {
     }
 
     /**
-     * Asks {@code INFO server} which incarnation this connection talks to, and {@code INFO memory}
-     * whether it may evict keys; both in one round trip.
+     * Asks {@code INFO server} which incarnation this connection talks to and {@code INFO memory}
+     * whether it may evict keys, and loads every script, in one round trip, so that calls on a new
+     * connection (to a new server, often) need no {@code NOSCRIPT} detour.
      */
-    void probe(MonotonicClock clock) {
+    void probeAndLoad(MonotonicClock clock) {
+        sendProbe();
+        Script[] scripts = Script.values();
+        for (Script script : scripts) {
+            sendScriptLoad(script);
+        }
+        readProbe(clock);
+        for (int i = 0; i < scripts.length; i++) {
+            getOne();
+        }
+    }
+
+    /** Writes {@code INFO server} and {@code INFO memory} (not flushed: the call that follows flushes them). */
+    void sendProbe() {
         sendCommand(Protocol.Command.INFO, "server");
         sendCommand(Protocol.Command.INFO, "memory");
+    }
+
+    /**
+     * Reads the replies to {@link #sendProbe()} and records the incarnation they name. The same
+     * incarnation seen again keeps its first start time (uptime is rounded down, so the first probe
+     * dates the start best) and takes the eviction policy it has now.
+     */
+    void readProbe(MonotonicClock clock) {
         String server = text("server", getOne());
         String memory = text("memory", getOne());
-        instance = RedisInstance.fromInfo(server + "\r\n" + memory, clock.nanoTime());
+        RedisInstance seen = RedisInstance.fromInfo(server + "\r\n" + memory, clock.nanoTime());
+        if (instance == null || !instance.runId().equals(seen.runId())) {
+            instance = seen;
+        } else {
+            instance = new RedisInstance(
+                    instance.runId(), instance.startedAtNanos(), instance.probedAtNanos(), seen.evictionPolicy());
+        }
     }
 
     private static String text(String section, Object reply) {

@@ -25,7 +25,12 @@ final class NodeHealth {
     private volatile Trusted current;
     private volatile long lastAnsweredNanos;
 
-    private record Trusted(RedisInstance instance, long startedAtNanos) {}
+    /**
+     * @param seenRestarting whether this client saw the previous incarnation answer; if not, the
+     *     start is dated by the uptime alone, which Redis reports in whole seconds, so two clients may
+     *     date it up to a second apart
+     */
+    private record Trusted(RedisInstance instance, long startedAtNanos, boolean seenRestarting) {}
 
     NodeHealth(String node) {
         this.node = node;
@@ -44,9 +49,6 @@ final class NodeHealth {
      * @return null if it counts, else the reason it does not
      */
     RuntimeException exclusion(RedisInstance instance, long attemptStartNanos, long nowNanos, long quarantineNanos) {
-        if (instance.evictionPolicy() != null) {
-            return new EvictingNodeException(instance.evictionPolicy());
-        }
         Trusted trusted = current;
         if (trusted == null || !trusted.instance().runId().equals(instance.runId())) {
             trusted = adopt(instance);
@@ -56,14 +58,19 @@ final class NodeHealth {
             }
         }
         lastAnsweredNanos = nowNanos;
+        if (instance.evictionPolicy() != null) {
+            return new EvictingNodeException(instance.evictionPolicy());
+        }
         long age = attemptStartNanos - trusted.startedAtNanos();
         if (age >= quarantineNanos) {
             return null;
         }
-        return new NodeQuarantinedException(
-                "restarted (run_id " + trusted.instance().shortRunId() + ") "
-                        + Math.max(0, age) / 1_000_000 + " ms before the attempt; out of the quorum for another "
-                        + (quarantineNanos - age + 999_999) / 1_000_000 + " ms of restart quarantine");
+        return new NodeQuarantinedException((trusted.seenRestarting() ? "restarted" : "started")
+                + " (run_id " + trusted.instance().shortRunId() + ") "
+                + Math.max(0, age) / 1_000_000 + " ms before the attempt"
+                + (trusted.seenRestarting() ? "" : ", judged by its uptime (whole seconds)")
+                + "; out of the quorum for another "
+                + (quarantineNanos - age + 999_999) / 1_000_000 + " ms of restart quarantine");
     }
 
     /** Switches to a newer incarnation; null if {@code instance} is older than the trusted one. */
@@ -85,7 +92,7 @@ final class NodeHealth {
                     trusted.instance().shortRunId(),
                     instance.shortRunId());
         }
-        current = new Trusted(instance, startedAt);
+        current = new Trusted(instance, startedAt, trusted != null);
         return current;
     }
 }

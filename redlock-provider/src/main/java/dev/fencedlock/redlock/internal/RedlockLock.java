@@ -45,15 +45,17 @@ import java.util.concurrent.ThreadLocalRandom;
  *       client, after a short random delay (under 10 ms) for a release announced by another client.
  *       A split vote (some grants, no quorum, every node answering) also retries after a short random
  *       delay; until the client's subscription to the lock's release channel is confirmed, the delay
- *       is at most about 50 ms. When the wait is spent and the last attempt lacked a quorum of
- *       counting answers, the caller gets a {@link LockUnavailableException} naming each node's
- *       cause, else an empty result.
+ *       is at most about 50 ms. Nodes that are unreachable or in their restart quarantine are no
+ *       reason to stop early: attempts go on until the wait is spent. Then, if the last attempt
+ *       lacked a quorum of counting answers, the caller gets a {@link LockUnavailableException}
+ *       naming each node's cause and the time since the acquire began; else an empty result.
  * </ol>
  *
  * <p><b>Extend</b>: {@code extend.lua} (compare-and-pexpire) on all nodes; the extension counts only
  * if a quorum of counting nodes extended and the last reply came before the current validity ran
  * out. Fewer possible extensions than a quorum means the lease is lost; fewer answers than needed to
- * tell means "unavailable", and the base class retries while validity remains.
+ * tell means "unavailable", and the base class retries while validity remains. A node in restart
+ * quarantine cannot tell: having restarted, its "not held" is no proof of loss.
  *
  * <p><b>Release</b>: {@code release.lua} (compare-and-delete, publishing on the lock's channel) on
  * all nodes, whether or not each granted.
@@ -74,23 +76,30 @@ import java.util.concurrent.ThreadLocalRandom;
  *       there, so {@code t' > t}, whichever majorities G and G' used.
  *   <li><b>Two grants never share a token.</b> If G and G' both had t, a shared node installed t
  *       twice, so its counter went back below t in between: the node lost its data.
- *   <li><b>Lost data</b> (a restart without persistence, also of all nodes at once, or a counter that
- *       expired after its retention). A restarted node counts for G' only if it had been up for the
- *       quarantine Q when G' began, so G' began more than Q after n installed t for G. An expired
- *       counter was unused for its retention, {@code max(1 day, 2Q, 2·ttl)}, so G' began more than
- *       half of that after. Every token of G' is at least its proposal, at least G''s clock
- *       reading at its start {@code << 16}; under the assumptions below, t is below {@code (G's clock
- *       reading + 1 ms) << 16}. With the clocks within ε of true time and {@code 2ε + 1 ms < Q}, the
- *       gap makes {@code t' > t} in both cases 1 and 2.
+ *   <li><b>Lost data.</b> The shared node's counter went back below t because the node restarted
+ *       without persistence (also all nodes at once) or the counter expired after its retention.
+ *       Either way G' began more than the quarantine Q after the node installed t for G: a
+ *       restarted node counts for G' only if it had been up for Q when G' began; an expired counter
+ *       sat unused for its retention, {@code max(1 day, 2Q, 2·ttl)}, and G' installs nothing later
+ *       than about two node timeouts after it begins. Now the high bits of every token are some
+ *       client's clock reading taken no later than the token was made, so with clocks within ε of
+ *       true time, t is below {@code (τ + ε + 1 ms) << 16} (τ: when t was installed), while every
+ *       token of G' is at least G''s own reading at its start, above {@code (τ + Q - ε) << 16}. With
+ *       {@code 2ε + 1 ms <= Q}, {@code t' > t}, which settles cases 1 and 2.
  * </ol>
  *
  * <p>The assumptions: (a) every client's wall clock is within ε of true time with {@code 2ε + 1 ms}
- * below the restart quarantine (NTP-synchronised hosts and lease-length quarantines meet this by
+ * at most the restart quarantine (NTP-synchronised hosts and lease-length quarantines meet this by
  * orders of magnitude); (b) fewer than 65,536 proposals per lock name per millisecond, so the low 16
  * bits never carry into the clock part; (c) nothing deletes counters behind a running node's back
  * ({@code FLUSHALL} on a live node is data loss the client cannot see; tokens then rest on the clock
- * alone). The lock's own safety rests on the usual Redlock assumptions (bounded clock-rate drift, the
- * quarantine covering the longest lease of any client).
+ * alone); (d) a node's {@code uptime_in_seconds} does not run ahead of its true uptime (Redis derives
+ * it from the wall clock; a client that saw the previous incarnation does not depend on it). The
+ * lock's own safety rests on the usual Redlock assumptions (bounded clock-rate drift, the
+ * quarantine covering the longest lease of any client). A configured quarantine enforces that for
+ * this client: a longer lease or extension is refused with an {@link IllegalArgumentException}. The
+ * default quarantine, this client's longest lease, cannot know other clients' leases ({@link
+ * Quarantine}).
  *
  * <p>Thread-safe; one instance may be shared by any number of threads.
  */
@@ -117,12 +126,14 @@ final class RedlockLock extends AbstractFencedLock {
     @Override
     protected Optional<? extends AbstractLease> doAcquire(LeaseRequest request) throws InterruptedException {
         MonotonicClock clock = runtime().clock();
-        provider.quarantine().noteLease(request.leaseTime());
+        provider.quarantine()
+                .noteLease(
+                        request.leaseTime(),
+                        (request.autoRenew() ? "lease time" : "fixed lease") + " of lock '" + name() + "'");
         Handoff.Registration waiting = null;
         try {
             while (true) {
                 long releasesBefore = provider.handoff().localReleases();
-                long attemptStart = clock.nanoTime();
                 Attempt attempt = attempt(request);
                 if (attempt.lease != null) {
                     return Optional.of(attempt.lease);
@@ -135,7 +146,9 @@ final class RedlockLock extends AbstractFencedLock {
                 long waitLeft = request.remainingWaitNanos(now);
                 if (waitLeft <= 0) {
                     if (attempt.votes.unavailable()) {
-                        throw attempt.votes.unavailableException(name(), Duration.ofNanos(now - attemptStart));
+                        // the whole wait, not the last attempt: quarantined or unreachable nodes may
+                        // have kept every attempt of the wait from counting
+                        throw attempt.votes.unavailableException(name(), Duration.ofNanos(now - request.startNanos()));
                     }
                     return Optional.empty();
                 }
@@ -208,9 +221,13 @@ final class RedlockLock extends AbstractFencedLock {
         Votes votes = new Votes(replies.length);
         for (int i = 0; i < replies.length; i++) {
             NodeReply reply = replies[i];
-            RuntimeException excluded = reply.ok() ? exclusion(i, reply, attemptStart, now) : reply.failure();
+            if (!reply.ok()) {
+                votes.failed(provider.nodes().get(i).name(), reply.failure());
+                continue;
+            }
+            RuntimeException excluded = exclusion(i, reply, attemptStart, now);
             if (excluded != null) {
-                votes.failed(provider.nodes().get(i).name(), excluded);
+                votes.excluded(provider.nodes().get(i).name(), excluded);
                 continue;
             }
             try {
@@ -349,7 +366,7 @@ final class RedlockLock extends AbstractFencedLock {
         @Override
         protected Optional<Duration> doExtend(Duration leaseTime) {
             MonotonicClock clock = runtime().clock();
-            provider.quarantine().noteLease(leaseTime);
+            provider.quarantine().noteLease(leaseTime, "extension of lock '" + lockName() + "'");
             long ttlMillis = Math.max(1, leaseTime.toMillis());
             long ttlNanos = ttlMillis * 1_000_000L;
             long start = clock.nanoTime();
@@ -357,12 +374,18 @@ final class RedlockLock extends AbstractFencedLock {
             NodeReply[] replies = callAll(Script.EXTEND, lockKey, value, bytes(Long.toString(ttlMillis)));
             long now = clock.nanoTime();
             int extended = 0;
+            int quarantined = 0;
             List<NodeFailure> failures = new ArrayList<>();
             for (int i = 0; i < replies.length; i++) {
                 NodeReply reply = replies[i];
+                RuntimeException excluded = reply.ok() ? exclusion(i, reply, start, now) : null;
                 if (!reply.ok()) {
                     failures.add(new NodeFailure(provider.nodes().get(i).name(), reply.failure()));
-                } else if (exclusion(i, reply, start, now) == null && integerOrZero(reply) == 1) {
+                } else if (excluded != null) {
+                    // a restarted (or evicting) node's "not held" proves nothing: it may have forgotten this grant
+                    failures.add(new NodeFailure(provider.nodes().get(i).name(), excluded));
+                    quarantined++;
+                } else if (integerOrZero(reply) == 1) {
                     extended++;
                 }
             }
@@ -376,7 +399,12 @@ final class RedlockLock extends AbstractFencedLock {
                 return Optional.empty();
             }
             throw new LockUnavailableException(
-                    lockName(), Duration.ofNanos(now - start), replies.length, quorum, failures);
+                    lockName(),
+                    Duration.ofNanos(now - start),
+                    replies.length,
+                    replies.length - failures.size() + quarantined,
+                    quorum,
+                    failures);
         }
 
         @Override

@@ -5,6 +5,7 @@ import dev.fencedlock.LockConfig;
 import dev.fencedlock.RedisNodeAddress;
 import dev.fencedlock.spi.LeaseRuntime;
 import dev.fencedlock.spi.LockProvider;
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,7 +51,8 @@ public final class RedlockProvider implements LockProvider {
         this.runtime = runtime;
         this.driftFactor = config.redlockDriftFactor();
         this.retryDelayNanos = config.redlockRetryDelay().toNanos();
-        this.quarantine = new Quarantine(config.redlockRestartQuarantine().orElse(null), runtime.leaseTime());
+        this.quarantine = new Quarantine(
+                config.redlockRestartQuarantine().orElse(null), runtime.leaseTime(), options.quarantineCoversLeases());
         this.tokens = new FencingTokens(options.wallClockMillis());
         List<RedisNodeAddress> addresses = config.redlockNodes();
         this.executor = ioExecutor(addresses.size());
@@ -84,7 +86,12 @@ public final class RedlockProvider implements LockProvider {
         warmUp(jedisNodes, config.redlockNodeTimeout());
     }
 
-    /** Connects to the nodes of {@code config} for the leases of {@code runtime}. */
+    /**
+     * Connects to the nodes of {@code config} for the leases of {@code runtime}.
+     *
+     * @throws IllegalArgumentException if {@code fencedlock.redlock.nodes} is missing, or a configured
+     *     {@code fencedlock.redlock.restart-quarantine} is shorter than the lease time
+     */
     public static RedlockProvider create(LockConfig config, LeaseRuntime runtime) {
         return create(config, runtime, Options.DEFAULT);
     }
@@ -104,9 +111,16 @@ public final class RedlockProvider implements LockProvider {
      * @param tls for {@code rediss://} nodes; null for full verification against the JVM's default
      *     trust store
      * @param wallClockMillis the wall clock fencing-token proposals start from
+     * @param quarantineCoversLeases whether leases longer than a configured restart quarantine are
+     *     rejected ({@link Quarantine}); false only for tests that run a tiny quarantine on
+     *     just-started servers
      */
-    record Options(SslOptions tls, LongSupplier wallClockMillis) {
-        static final Options DEFAULT = new Options(null, System::currentTimeMillis);
+    record Options(SslOptions tls, LongSupplier wallClockMillis, boolean quarantineCoversLeases) {
+        static final Options DEFAULT = new Options(null, System::currentTimeMillis, true);
+
+        Options withoutQuarantineCheck() {
+            return new Options(tls, wallClockMillis, false);
+        }
     }
 
     private static ThreadPoolExecutor ioExecutor(int nodes) {
@@ -181,7 +195,7 @@ public final class RedlockProvider implements LockProvider {
     byte[] newValue() {
         byte[] raw = new byte[VALUE_BYTES];
         random.nextBytes(raw);
-        return HexFormat.of().formatHex(raw).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        return HexFormat.of().formatHex(raw).getBytes(StandardCharsets.US_ASCII);
     }
 
     @Override

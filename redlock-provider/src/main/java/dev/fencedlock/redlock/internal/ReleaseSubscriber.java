@@ -13,6 +13,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +28,9 @@ import redis.clients.jedis.Connection;
  * waiter and runs on one daemon thread.
  *
  * <p>Subscriptions follow {@link Handoff#waitedFor()}: {@link #refresh()} schedules a reconciliation
- * on the scheduler, so that no acquiring thread ever writes to the subscriber's socket. Thread-safe.
+ * on the scheduler, so that no acquiring thread ever writes to the subscriber's socket. The silence
+ * check takes no lock, so a write stuck on a frozen server cannot keep it from cutting the
+ * connection. Thread-safe.
  */
 final class ReleaseSubscriber implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ReleaseSubscriber.class);
@@ -41,13 +44,15 @@ final class ReleaseSubscriber implements AutoCloseable {
     private final Handoff handoff;
     private final ScheduledExecutorService scheduler;
     private final AtomicBoolean reconcileScheduled = new AtomicBoolean();
-    private final Object lock = new Object();
-    private final Set<String> subscribed = new HashSet<>(); // guarded by lock
     private final Set<String> confirmed = ConcurrentHashMap.newKeySet();
-    private Listener listener; // guarded by lock; set once the current connection is subscribed
-    private Thread thread; // guarded by lock
-    private ScheduledFuture<?> pings; // guarded by lock
-    private boolean closed; // guarded by lock
+    /** Serialises writes to the connection and guards the fields below. */
+    private final ReentrantLock writes = new ReentrantLock();
+
+    private final Set<String> subscribed = new HashSet<>();
+    private Thread thread;
+    private ScheduledFuture<?> pings;
+    private volatile Listener listener; // set once the current connection is subscribed
+    private volatile boolean closed;
 
     /**
      * @param nodes opens a dedicated connection to each node, in node order
@@ -83,32 +88,34 @@ final class ReleaseSubscriber implements AutoCloseable {
     private void reconcile() {
         reconcileScheduled.set(false);
         Set<String> wanted = handoff.waitedFor();
-        synchronized (lock) {
+        writes.lock();
+        try {
             if (closed) {
                 return;
             }
             if (thread == null && !wanted.isEmpty()) {
                 start();
             }
-            if (listener == null) {
+            Listener current = listener;
+            if (current == null) {
                 return; // the listener subscribes to everything wanted once it is connected
             }
-            try {
-                for (String name : wanted) {
-                    if (subscribed.add(name)) {
-                        listener.subscribe(channel(name));
-                    }
+            for (String name : wanted) {
+                if (subscribed.add(name)) {
+                    current.subscribe(channel(name));
                 }
-                for (String name : Set.copyOf(subscribed)) {
-                    if (!wanted.contains(name)) {
-                        subscribed.remove(name);
-                        listener.unsubscribe(channel(name));
-                    }
-                }
-            } catch (RuntimeException e) {
-                // the connection broke; the listener loop reconnects and subscribes afresh
-                log.debug("Could not update release subscriptions: {}", e.toString());
             }
+            for (String name : Set.copyOf(subscribed)) {
+                if (!wanted.contains(name)) {
+                    subscribed.remove(name);
+                    current.unsubscribe(channel(name));
+                }
+            }
+        } catch (RuntimeException e) {
+            // the connection broke; the listener loop reconnects and subscribes afresh
+            log.debug("Could not update release subscriptions: {}", e.toString());
+        } finally {
+            writes.unlock();
         }
     }
 
@@ -122,7 +129,7 @@ final class ReleaseSubscriber implements AutoCloseable {
     private void listen() {
         int node = 0;
         int failures = 0;
-        while (!isClosed()) {
+        while (!closed) {
             Connection connection = null;
             try {
                 connection = nodes.get(node).get();
@@ -130,14 +137,17 @@ final class ReleaseSubscriber implements AutoCloseable {
                 failures = 0;
             } catch (RuntimeException e) {
                 failures++;
-                if (!isClosed()) {
+                if (!closed) {
                     log.debug("Release notifications from {} stopped: {}", nodeNames.get(node), e.toString());
                 }
             } finally {
-                synchronized (lock) {
-                    listener = null;
+                listener = null;
+                confirmed.clear();
+                writes.lock();
+                try {
                     subscribed.clear();
-                    confirmed.clear();
+                } finally {
+                    writes.unlock();
                 }
                 if (connection != null) {
                     disconnectQuietly(connection);
@@ -149,30 +159,27 @@ final class ReleaseSubscriber implements AutoCloseable {
     }
 
     private void ping() {
-        synchronized (lock) {
-            if (listener == null) {
-                return;
-            }
-            if (System.nanoTime() - listener.lastHeardNanos > TimeUnit.SECONDS.toNanos(SILENCE_LIMIT_SECONDS)) {
-                log.debug("Release notifications fell silent; moving to the next node");
-                disconnectQuietly(listener.connection);
-                return;
-            }
+        Listener current = listener;
+        if (current == null) {
+            return;
+        }
+        if (System.nanoTime() - current.lastHeardNanos > TimeUnit.SECONDS.toNanos(SILENCE_LIMIT_SECONDS)) {
+            log.debug("Release notifications fell silent; moving to the next node");
+            disconnectQuietly(current.connection);
+            return;
+        }
+        if (writes.tryLock()) {
             try {
-                listener.ping();
+                current.ping();
             } catch (RuntimeException e) {
-                disconnectQuietly(listener.connection);
+                disconnectQuietly(current.connection);
+            } finally {
+                writes.unlock();
             }
         }
     }
 
-    private boolean isClosed() {
-        synchronized (lock) {
-            return closed;
-        }
-    }
-
-    private void pause(long millis) {
+    private static void pause(long millis) {
         if (millis <= 0) {
             return;
         }
@@ -205,22 +212,21 @@ final class ReleaseSubscriber implements AutoCloseable {
     /** Stops listening and closes the connection. Idempotent. */
     @Override
     public void close() {
-        Thread listening;
-        synchronized (lock) {
-            if (closed) {
-                return;
-            }
-            closed = true;
+        closed = true;
+        Listener current = listener;
+        if (current != null) {
+            disconnectQuietly(current.connection);
+        }
+        writes.lock();
+        try {
             if (pings != null) {
                 pings.cancel(false);
             }
-            if (listener != null) {
-                disconnectQuietly(listener.connection);
+            if (thread != null) {
+                thread.interrupt();
             }
-            listening = thread;
-        }
-        if (listening != null) {
-            listening.interrupt();
+        } finally {
+            writes.unlock();
         }
     }
 
@@ -237,13 +243,11 @@ final class ReleaseSubscriber implements AutoCloseable {
             lastHeardNanos = System.nanoTime();
             lockName(channel).ifPresent(confirmed::add);
             if (Arrays.equals(channel, ANCHOR)) {
-                synchronized (lock) {
-                    if (closed) {
-                        disconnectQuietly(connection);
-                        return;
-                    }
-                    listener = this;
+                if (closed) {
+                    disconnectQuietly(connection);
+                    return;
                 }
+                listener = this;
                 reconcile();
             }
         }

@@ -10,8 +10,9 @@ import java.util.HexFormat;
 
 /**
  * The Lua scripts of the algorithm, read once from the resources beside this class. Each is run
- * with {@code EVALSHA} by its SHA-1, computed here; a node that answers {@code NOSCRIPT} (restarted,
- * or its script cache flushed) gets the source with {@code SCRIPT LOAD} and the call is repeated.
+ * with {@code EVALSHA} by its SHA-1, computed here. Every new connection loads all of them with
+ * {@code SCRIPT LOAD} (a new connection often means a restarted server, which has none); a call
+ * that still meets {@code NOSCRIPT} (the script cache was flushed) loads its script and is repeated.
  */
 enum Script {
     /** SET NX PX of the lock key plus the token proposal; see acquire.lua. */

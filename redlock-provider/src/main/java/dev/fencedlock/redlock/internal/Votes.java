@@ -17,6 +17,8 @@ final class Votes {
     private int granted;
     private int accepted;
     private int taken;
+    private int excluded;
+    private int evicting;
     private long highestCounter;
     private String problem;
 
@@ -44,9 +46,22 @@ final class Votes {
         taken++;
     }
 
-    /** A node gave no usable answer, or answered but does not count (restart quarantine). */
+    /** A node gave no usable answer. */
     void failed(String node, Throwable cause) {
         failures.add(new NodeFailure(node, cause));
+    }
+
+    /**
+     * A node answered, but its answer does not count: it is in its restart quarantine ({@link
+     * NodeQuarantinedException}) or may evict keys ({@link EvictingNodeException}).
+     */
+    void excluded(String node, RuntimeException reason) {
+        failures.add(new NodeFailure(node, reason));
+        if (reason instanceof EvictingNodeException) {
+            evicting++;
+        } else {
+            excluded++;
+        }
     }
 
     /** Why a round that had a quorum of grants still failed, for the attempt description. */
@@ -101,6 +116,12 @@ final class Votes {
         if (taken > 0) {
             text.append("; ").append(taken).append(" held by another client");
         }
+        if (excluded > 0) {
+            text.append("; ").append(excluded).append(" in restart quarantine");
+        }
+        if (evicting > 0) {
+            text.append("; ").append(evicting).append(" may evict keys");
+        }
         if (!failures.isEmpty()) {
             text.append("; ").append(failures.size()).append(" did not count: ");
             for (int i = 0; i < failures.size(); i++) {
@@ -113,7 +134,13 @@ final class Votes {
         return text.toString();
     }
 
+    /**
+     * The failure of an acquire whose last round was this one.
+     *
+     * @param elapsed the time since the acquire began, all of its wait
+     */
     LockUnavailableException unavailableException(String lockName, Duration elapsed) {
-        return new LockUnavailableException(lockName, elapsed, nodes, quorum, failures);
+        return new LockUnavailableException(
+                lockName, elapsed, nodes, nodes - failures.size() + excluded + evicting, quorum, failures);
     }
 }

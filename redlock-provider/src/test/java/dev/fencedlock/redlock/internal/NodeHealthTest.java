@@ -16,7 +16,8 @@ class NodeHealthTest {
         assertThat(health.exclusion(young, 101 * S, 101 * S, QUARANTINE))
                 .as("up 11 s")
                 .isNotNull()
-                .hasMessageContaining("restart quarantine");
+                .hasMessageStartingWith("started (run_id a) 11000 ms before the attempt, judged by its uptime")
+                .hasMessageContaining("another 19000 ms of restart quarantine");
         assertThat(health.exclusion(young, 120 * S, 120 * S, QUARANTINE))
                 .as("up 30 s")
                 .isNull();
@@ -44,7 +45,7 @@ class NodeHealthTest {
         RedisInstance after = new RedisInstance("b", 50 * S, 110 * S);
         assertThat(health.exclusion(after, 110 * S, 110 * S, QUARANTINE))
                 .isNotNull()
-                .hasMessageContaining("run_id b");
+                .hasMessageStartingWith("restarted (run_id b) 10000 ms before the attempt;");
         assertThat(health.exclusion(after, 129 * S, 129 * S, QUARANTINE)).isNotNull();
         assertThat(health.exclusion(after, 130 * S, 130 * S, QUARANTINE)).isNull();
     }

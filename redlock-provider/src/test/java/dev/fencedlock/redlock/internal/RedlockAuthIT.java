@@ -14,6 +14,8 @@ import dev.fencedlock.redlock.RedlockKeys;
 import dev.fencedlock.testkit.redis.RedisServerProcess;
 import dev.fencedlock.testkit.redis.RedisServers;
 import dev.fencedlock.testkit.redis.RedisServersExtension;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -106,8 +108,8 @@ class RedlockAuthIT {
     }
 
     private static String everythingPrinted(Throwable e) {
-        java.io.StringWriter text = new java.io.StringWriter();
-        e.printStackTrace(new java.io.PrintWriter(text));
+        StringWriter text = new StringWriter();
+        e.printStackTrace(new PrintWriter(text));
         return text.toString();
     }
 }

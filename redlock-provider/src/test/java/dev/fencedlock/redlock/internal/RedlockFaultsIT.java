@@ -140,8 +140,7 @@ class RedlockFaultsIT {
         MonotonicClock clock =
                 () -> System.nanoTime() + (jumping.get() ? jumps.incrementAndGet() * TimeUnit.SECONDS.toNanos(20) : 0);
         String name = "faults:no-validity";
-        try (TestClient client =
-                TestClient.create(TestClient.config(servers).build(), clock, RedlockProvider.Options.DEFAULT)) {
+        try (TestClient client = TestClient.create(TestClient.config(servers).build(), clock, TestClient.OPTIONS)) {
             jumping.set(true);
             assertThatThrownBy(() -> client.lock(name).acquire(Duration.ZERO, Duration.ofSeconds(5)))
                     .isInstanceOf(LockTimeoutException.class)
@@ -171,6 +170,9 @@ class RedlockFaultsIT {
                             assertThat(e.nodeFailures().get(i).node()).isEqualTo(down.uri() + "/0");
                         }
                         assertThat(e).hasMessageContaining("faults:unreachable").hasMessageContaining("3 needed");
+                        assertThat(TestClient.reportedElapsed(e))
+                                .as("the whole wait, not the last attempt")
+                                .isGreaterThanOrEqualTo(Duration.ofMillis(300));
                     });
             assertThat(RedlockKeys.lockKey("faults:unreachable")).isNotNull();
         }

@@ -10,6 +10,7 @@ import dev.fencedlock.testkit.redis.RedisServers;
 import dev.fencedlock.testkit.redis.RedisServersExtension;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -69,6 +70,28 @@ class RedlockHandoffIT {
         }
     }
 
+    @Test
+    void aWaiterStillHearsReleasesWhenTheNodeItListensOnDies() throws Exception {
+        String name = "handoff:listener-failover";
+        try (TestClient holder = TestClient.create(config());
+                TestClient other = TestClient.create(config())) {
+            Lease held = holder.lock(name).tryAcquire(Duration.ZERO).orElseThrow();
+            CompletableFuture<Optional<Lease>> waiter = waitFor(other, name);
+            await(() -> other.provider().handoff().hearsReleasesOf(name));
+            RedisServerProcess listenedTo = redis.servers().all().stream()
+                    .filter(server -> subscribers(server, name) > 0)
+                    .findFirst()
+                    .orElseThrow();
+            listenedTo.kill();
+            // the only subscription was on the dead node: one on a live node is the new one
+            await(() -> subscribers(redis.servers(), name) > 0);
+            held.close();
+            Optional<Lease> next = waiter.get(WAIT.toSeconds() + 10, TimeUnit.SECONDS);
+            assertThat(next).as("woken through another node within %s", WAIT).isPresent();
+            next.get().close();
+        }
+    }
+
     /**
      * Three clients with three threads each take turns on one lock. With a one-minute retry delay,
      * every hand-off must come from a release (or a split vote's short delay): a lost wake-up would
@@ -82,7 +105,7 @@ class RedlockHandoffIT {
         ExecutorService threads = Executors.newFixedThreadPool(9);
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger overlaps = new AtomicInteger();
-        List<Long> tokens = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
         try {
             for (int c = 0; c < 3; c++) {
                 clients.add(TestClient.create(config()));
@@ -135,12 +158,15 @@ class RedlockHandoffIT {
     }
 
     private static long subscribers(RedisServers servers, String name) {
-        long total = 0;
-        for (RedisServerProcess server : servers.all()) {
-            List<?> reply = (List<?>) server.command("PUBSUB", "NUMSUB", RedlockKeys.releaseChannel(name));
-            total += (Long) reply.get(1);
-        }
-        return total;
+        return servers.all().stream()
+                .filter(RedisServerProcess::isAlive)
+                .mapToLong(server -> subscribers(server, name))
+                .sum();
+    }
+
+    private static long subscribers(RedisServerProcess server, String name) {
+        List<?> reply = (List<?>) server.command("PUBSUB", "NUMSUB", RedlockKeys.releaseChannel(name));
+        return (Long) reply.get(1);
     }
 
     /** Waits for a condition the test cannot be told about directly; fails after 10 s. */

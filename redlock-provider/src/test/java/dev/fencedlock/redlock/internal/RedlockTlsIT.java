@@ -50,7 +50,9 @@ class RedlockTlsIT {
                 .sslVerifyMode(SslVerifyMode.FULL)
                 .build();
         try (TestClient client = TestClient.create(
-                config(), MonotonicClock.SYSTEM, new RedlockProvider.Options(trusting, System::currentTimeMillis))) {
+                config(),
+                MonotonicClock.SYSTEM,
+                new RedlockProvider.Options(trusting, System::currentTimeMillis, false))) {
             long first;
             try (Lease lease = client.lock("tls:lock").tryAcquire(Duration.ZERO).orElseThrow()) {
                 first = lease.token();

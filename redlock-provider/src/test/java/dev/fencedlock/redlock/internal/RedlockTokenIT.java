@@ -33,7 +33,7 @@ class RedlockTokenIT {
     @Test
     void everyMajorityFollowedByADifferentOneGetsALargerToken() throws Exception {
         RedisServers servers = redis.servers();
-        RedlockProvider.Options stoppedClock = new RedlockProvider.Options(null, () -> 0L);
+        RedlockProvider.Options stoppedClock = new RedlockProvider.Options(null, () -> 0L, false);
         LockConfig config = TestClient.config(servers).build();
         String name = "tokens:every-pair";
         long previous = 0;
@@ -116,7 +116,7 @@ class RedlockTokenIT {
     void grantsNeverShareATokenEvenWhenMutualExclusionFailed() throws Exception {
         RedisServers servers = redis.servers();
         String name = "tokens:broken-exclusion";
-        RedlockProvider.Options stoppedClock = new RedlockProvider.Options(null, () -> 0L);
+        RedlockProvider.Options stoppedClock = new RedlockProvider.Options(null, () -> 0L, false);
         LockConfig config = TestClient.config(servers).build();
         try (TestClient first = TestClient.create(config, MonotonicClock.SYSTEM, stoppedClock);
                 TestClient second = TestClient.create(config, MonotonicClock.SYSTEM, stoppedClock)) {

@@ -2,6 +2,7 @@ package dev.fencedlock.redlock.internal;
 
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.redlock.RedlockKeys;
 import dev.fencedlock.spi.LeaseRuntime;
 import dev.fencedlock.spi.MonotonicClock;
@@ -9,6 +10,8 @@ import dev.fencedlock.testkit.redis.RedisServerProcess;
 import dev.fencedlock.testkit.redis.RedisServers;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A redlock client for the tests of this package, built below {@code LockClient} so that tests can
@@ -19,6 +22,14 @@ final class TestClient implements AutoCloseable {
     /** Set as the lock value on nodes a test wants taken by "someone else". */
     static final String FOREIGN = "held-by-another-client";
 
+    /**
+     * The options of {@link #create(LockConfig)}: the tests run a tiny restart quarantine on
+     * just-started servers with ordinary leases, which a real client would refuse.
+     */
+    static final RedlockProvider.Options OPTIONS = RedlockProvider.Options.DEFAULT.withoutQuarantineCheck();
+
+    private static final Pattern REPORTED_ELAPSED = Pattern.compile("unavailable after (\\d+) ms");
+
     private final LeaseRuntime runtime;
     private final RedlockProvider provider;
 
@@ -28,7 +39,7 @@ final class TestClient implements AutoCloseable {
     }
 
     static TestClient create(LockConfig config) {
-        return create(config, MonotonicClock.SYSTEM, RedlockProvider.Options.DEFAULT);
+        return create(config, MonotonicClock.SYSTEM, OPTIONS);
     }
 
     static TestClient create(LockConfig config, MonotonicClock clock, RedlockProvider.Options options) {
@@ -47,6 +58,15 @@ final class TestClient implements AutoCloseable {
                 .redlockRestartQuarantine(Duration.ofNanos(1))
                 .redlockNodeTimeout(Duration.ofSeconds(2))
                 .leaseTime(Duration.ofSeconds(10));
+    }
+
+    /** The elapsed time a {@link LockUnavailableException} names in its message. */
+    static Duration reportedElapsed(LockUnavailableException e) {
+        Matcher matcher = REPORTED_ELAPSED.matcher(e.getMessage());
+        if (!matcher.find()) {
+            throw new AssertionError("no elapsed time in: " + e.getMessage());
+        }
+        return Duration.ofMillis(Long.parseLong(matcher.group(1)));
     }
 
     FencedLock lock(String name) {

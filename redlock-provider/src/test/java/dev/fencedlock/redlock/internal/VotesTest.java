@@ -59,14 +59,39 @@ class VotesTest {
         votes.granted(true, 1);
         votes.taken();
         votes.failed("redis://a:****@h1:1/0", new IllegalStateException("timed out"));
-        votes.failed("redis://h2:2/0", new NodeQuarantinedException("restarted"));
+        votes.excluded("redis://h2:2/0", new NodeQuarantinedException("restarted"));
         votes.failed("redis://h3:3/0", new IllegalStateException("refused"));
         assertThat(votes.describe())
-                .startsWith("1 of 5 nodes granted, 3 needed; 1 held by another client; 3 did not count: ")
+                .startsWith("1 of 5 nodes granted, 3 needed; 1 held by another client; 1 in restart quarantine; "
+                        + "3 did not count: ")
                 .contains("redis://a:****@h1:1/0: IllegalStateException (timed out)")
                 .contains("NodeQuarantinedException (restarted)");
         LockUnavailableException unavailable = votes.unavailableException("orders", Duration.ofMillis(12));
         assertThat(unavailable.nodeFailures()).hasSize(3);
         assertThat(unavailable).hasMessageContaining("orders").hasMessageContaining("12 ms");
+        assertThat(unavailable).hasMessageContaining("3 of 5 nodes answered, 2 counted, 3 needed");
+    }
+
+    @Test
+    void nodesInRestartQuarantineCountAsAnsweredButNotCounted() {
+        Votes votes = new Votes(5);
+        for (int node = 1; node <= 5; node++) {
+            votes.excluded("redis://h" + node + ":1/0", new NodeQuarantinedException("restarted"));
+        }
+        assertThat(votes.unavailable()).isTrue();
+        assertThat(votes.describe()).startsWith("0 of 5 nodes granted, 3 needed; 5 in restart quarantine; ");
+        LockUnavailableException unavailable = votes.unavailableException("orders", Duration.ofMillis(12));
+        assertThat(unavailable.nodeFailures()).hasSize(5);
+        assertThat(unavailable).hasMessageContaining("5 of 5 nodes answered, 0 counted, 3 needed [");
+    }
+
+    @Test
+    void nodesThatGaveNoAnswerAreNotCountedAsAnswered() {
+        Votes votes = new Votes(3);
+        votes.granted(true, 1);
+        votes.failed("redis://h2:1/0", new IllegalStateException("timed out"));
+        votes.failed("redis://h3:1/0", new IllegalStateException("timed out"));
+        assertThat(votes.unavailableException("orders", Duration.ofMillis(1)))
+                .hasMessageContaining("1 of 3 nodes answered, 2 needed [");
     }
 }
