@@ -163,7 +163,7 @@ class RedisRestartQuarantineIT {
                     assertThat(firstWrite.outcome()).isEqualTo(WriteOutcome.OK);
                 }
                 try (Section next = Section.enter(
-                                other.lock(lock), Acquisition.fixed(Duration.ofSeconds(10), LEASE), "other", recorder)
+                                other.lock(lock), Acquisition.fixed(Duration.ofSeconds(10), lease), "other", recorder)
                         .orElseThrow(() -> new AssertionError("no grant after the holder left"))) {
                     next.increment(db.get().entityManagerFactory(), lock);
                 }
