@@ -6,7 +6,6 @@ import dev.fencedlock.faults.history.CheckReport;
 import dev.fencedlock.faults.history.CounterState;
 import dev.fencedlock.faults.history.History;
 import dev.fencedlock.faults.history.HistoryChecker;
-import dev.fencedlock.faults.history.SectionPair;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,10 +59,5 @@ final class FaultRun {
         assertThat(report.unsafeOverlaps())
                 .as("%s: holders that both believed their lease valid at one instant", scenario)
                 .isEmpty();
-    }
-
-    /** One line per overlap, for the notes of a matrix row. */
-    static String describe(List<SectionPair> pairs) {
-        return pairs.isEmpty() ? "none" : pairs.size() + ": " + pairs.get(0) + (pairs.size() > 1 ? " ..." : "");
     }
 }

@@ -31,7 +31,6 @@ public final class ClientProcess implements AutoCloseable {
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final Path history;
     private final Path log;
-    private boolean stopped;
 
     private ClientProcess(Process process, Path history, Path log) {
         this.process = process;
@@ -144,13 +143,11 @@ public final class ClientProcess implements AutoCloseable {
     /** Stops the whole process (SIGSTOP): every thread, timer and heartbeat. */
     public void stop() throws IOException, InterruptedException {
         signal("-STOP");
-        stopped = true;
     }
 
     /** Continues a {@link #stop() stopped} process (SIGCONT). */
     public void resume() throws IOException, InterruptedException {
         signal("-CONT");
-        stopped = false;
     }
 
     private void signal(String signal) throws IOException, InterruptedException {
@@ -194,10 +191,5 @@ public final class ClientProcess implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        stopped = false;
-    }
-
-    public boolean isStopped() {
-        return stopped;
     }
 }
