@@ -14,8 +14,9 @@ import dev.fencedlock.spi.LockProviderFactory;
  *   <li>Acquire: {@code SET NX PX} with a fresh random value on all nodes in parallel, in one Lua
  *       script that also installs the proposed fencing token on the node's counter for the lock.
  *   <li>The lock is granted when a quorum ({@code N/2+1}) of nodes that are out of restart
- *       quarantine said yes, the token was installed on a quorum (else it is written back in a second
- *       round), and {@code ttl - elapsed - (ttl * drift + 2 ms)} is still positive.
+ *       quarantine and cannot evict keys said yes, the token was installed on a quorum (else it
+ *       is written back in a second round), and {@code ttl - elapsed - (ttl * drift + 2 ms)} is
+ *       still positive.
  *   <li>Otherwise the client releases on all nodes and retries after a random delay, woken early by
  *       releases (in-process queue, Redis pub/sub) until the wait is spent.
  *   <li>Extension and release are compare-and-pexpire and compare-and-delete on all nodes.
@@ -35,9 +36,13 @@ import dev.fencedlock.spi.LockProviderFactory;
  * <p>One node
  * gives the single-instance lock of the Redis documentation (no fault tolerance). An even number of
  * nodes is accepted but tolerates no more failures than one node fewer (4 nodes need 3), so a
- * warning is logged. {@code rediss://} nodes are verified against the JVM's default trust store and
- * the host name. Key layout: {@link RedlockKeys}. The algorithm, the token argument and its
- * assumptions are documented on {@code dev.fencedlock.redlock.internal.RedlockLock}.
+ * warning is logged. A node with a memory limit ({@code maxmemory}) and any {@code maxmemory-policy}
+ * but {@code noeviction} could evict a held lock key or a token counter under memory pressure, so it
+ * never counts toward a quorum; a warning names it when the client first connects to it (checked
+ * with {@code INFO memory} on each new connection). {@code rediss://} nodes are verified against
+ * the JVM's default trust store and the host name. Key layout: {@link RedlockKeys}. The algorithm,
+ * the token argument and its assumptions are documented on {@code
+ * dev.fencedlock.redlock.internal.RedlockLock}.
  *
  * <p>Thread-safe; found by {@link java.util.ServiceLoader}.
  */

@@ -15,6 +15,8 @@ import org.apache.commons.pool2.PooledObject;
 import org.apache.commons.pool2.PooledObjectFactory;
 import org.apache.commons.pool2.impl.DefaultPooledObject;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import redis.clients.jedis.ClientSetInfoConfig;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
@@ -43,15 +45,18 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * caller: the caller waits at most one node timeout for the reply, and a connection that arrives
  * later stays in the pool for the next call without sending the stale command.
  *
- * <p>Every connection runs {@code INFO server} and loads the scripts when it opens, and asks {@code
- * INFO server} again when a call meets {@code NOSCRIPT}; that tells the replies read on it which incarnation of the server they come from,
- * without an extra round trip per call. (A TCP connection dies with the server process, so this is
+ * <p>Every connection runs {@code INFO server} and {@code INFO memory} and loads the scripts when
+ * it opens, and asks again when a call meets {@code NOSCRIPT}; that tells the replies read on it
+ * which incarnation of the server they come from, and whether it may evict keys, without an extra
+ * round trip per call. (A TCP connection dies with the server process, so this is
  * exact unless a proxy keeps client connections open across a server restart and another client
  * reloaded the scripts first: put no such proxy between clients and nodes.) An idle connection
  * found cut (the server restarted or closed it) is replaced once, at once: the pool's other idle
  * connections are dropped too, as they are as stale.
  */
 final class JedisRedisNode implements RedisNode {
+    private static final Logger log = LoggerFactory.getLogger(JedisRedisNode.class);
+
     private final String name;
     private final long timeoutNanos;
     private final int timeoutMillis;
@@ -77,7 +82,7 @@ final class JedisRedisNode implements RedisNode {
         this.clock = clock;
         this.config = clientConfig(address, timeoutMillis, tls);
         this.sockets = new DefaultJedisSocketFactory(new HostAndPort(address.host(), address.port()), config);
-        this.pool = new ConnectionPool(new Factory(sockets, config, clock), poolConfig(timeout));
+        this.pool = new ConnectionPool(new Factory(name, sockets, config, clock), poolConfig(timeout));
     }
 
     /** Jedis settings for one node: timeouts, credentials, database and TLS from the URI. */
@@ -388,16 +393,23 @@ final class JedisRedisNode implements RedisNode {
         }
     }
 
-    /** Opens, probes, validates and closes pooled connections. */
+    /**
+     * Opens, probes, validates and closes pooled connections. The first connection to an
+     * incarnation that may evict keys logs a warning: the warm-up at start-up opens one, so a
+     * misconfigured node is reported when the client starts, not at its first refused vote.
+     */
     private static final class Factory implements PooledObjectFactory<Connection> {
         /** Set while the current thread borrows idle connections only ({@link #borrowIdle()}). */
         static final ThreadLocal<Boolean> IDLE_ONLY = new ThreadLocal<>();
 
+        private final String name;
         private final JedisSocketFactory sockets;
         private final JedisClientConfig config;
         private final MonotonicClock clock;
+        private volatile String warnedRunId;
 
-        Factory(JedisSocketFactory sockets, JedisClientConfig config, MonotonicClock clock) {
+        Factory(String name, JedisSocketFactory sockets, JedisClientConfig config, MonotonicClock clock) {
+            this.name = name;
             this.sockets = sockets;
             this.config = config;
             this.clock = clock;
@@ -414,6 +426,16 @@ final class JedisRedisNode implements RedisNode {
             } catch (RuntimeException e) {
                 connection.disconnect();
                 throw e;
+            }
+            RedisInstance instance = connection.instance();
+            if (instance.evictionPolicy() != null && !instance.runId().equals(warnedRunId)) {
+                warnedRunId = instance.runId();
+                log.warn(
+                        "Redis node {} has maxmemory-policy {}: it may evict lock keys and token counters under"
+                                + " memory pressure, so it does not count toward any quorum. Set maxmemory-policy"
+                                + " noeviction (or maxmemory 0) on it.",
+                        name,
+                        instance.evictionPolicy());
             }
             return new DefaultPooledObject<>(connection);
         }

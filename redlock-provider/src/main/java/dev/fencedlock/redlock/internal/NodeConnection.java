@@ -26,9 +26,9 @@ final class NodeConnection extends Connection {
     }
 
     /**
-     * Asks {@code INFO server} which incarnation this connection talks to and loads every script,
-     * in one round trip, so that calls on a new connection (to a new server, often) need no {@code
-     * NOSCRIPT} detour.
+     * Asks {@code INFO server} which incarnation this connection talks to and {@code INFO memory}
+     * whether it may evict keys, and loads every script, in one round trip, so that calls on a new
+     * connection (to a new server, often) need no {@code NOSCRIPT} detour.
      */
     void probeAndLoad(MonotonicClock clock) {
         sendProbe();
@@ -42,25 +42,34 @@ final class NodeConnection extends Connection {
         }
     }
 
-    /** Writes {@code INFO server} (not flushed: the call that follows flushes it). */
+    /** Writes {@code INFO server} and {@code INFO memory} (not flushed: the call that follows flushes them). */
     void sendProbe() {
         sendCommand(Protocol.Command.INFO, "server");
+        sendCommand(Protocol.Command.INFO, "memory");
     }
 
     /**
-     * Reads the reply to {@link #sendProbe()} and records the incarnation it names. The same
-     * incarnation seen again keeps its first record: uptime is rounded down, so the first probe
-     * dates the start best.
+     * Reads the replies to {@link #sendProbe()} and records the incarnation they name. The same
+     * incarnation seen again keeps its first start time (uptime is rounded down, so the first probe
+     * dates the start best) and takes the eviction policy it has now.
      */
     void readProbe(MonotonicClock clock) {
-        Object reply = getOne();
-        if (!(reply instanceof byte[] text)) {
-            throw new IllegalStateException("INFO server answered with " + reply);
-        }
-        RedisInstance seen = RedisInstance.fromInfo(SafeEncoder.encode(text), clock.nanoTime());
+        String server = text("server", getOne());
+        String memory = text("memory", getOne());
+        RedisInstance seen = RedisInstance.fromInfo(server + "\r\n" + memory, clock.nanoTime());
         if (instance == null || !instance.runId().equals(seen.runId())) {
             instance = seen;
+        } else {
+            instance = new RedisInstance(
+                    instance.runId(), instance.startedAtNanos(), instance.probedAtNanos(), seen.evictionPolicy());
         }
+    }
+
+    private static String text(String section, Object reply) {
+        if (!(reply instanceof byte[] text)) {
+            throw new IllegalStateException("INFO " + section + " answered with " + reply);
+        }
+        return SafeEncoder.encode(text);
     }
 
     RedisInstance instance() {

@@ -41,11 +41,14 @@ final class NodeHealth {
      * up for the quarantine already when the attempt began ({@code attemptStartNanos}), not merely
      * when it answered: the token argument in {@link RedlockLock} counts from the attempt's start.
      *
+     * <p>A node that may evict keys under memory pressure never counts: it can drop a held lock
+     * key, which lets a second client in while the first holder's lease is valid, or a token
+     * counter, which the token argument assumes nothing deletes.
+     *
      * @param nowNanos when the reply was read
      * @return null if it counts, else the reason it does not
      */
-    NodeQuarantinedException exclusion(
-            RedisInstance instance, long attemptStartNanos, long nowNanos, long quarantineNanos) {
+    RuntimeException exclusion(RedisInstance instance, long attemptStartNanos, long nowNanos, long quarantineNanos) {
         Trusted trusted = current;
         if (trusted == null || !trusted.instance().runId().equals(instance.runId())) {
             trusted = adopt(instance);
@@ -55,6 +58,9 @@ final class NodeHealth {
             }
         }
         lastAnsweredNanos = nowNanos;
+        if (instance.evictionPolicy() != null) {
+            return new EvictingNodeException(instance.evictionPolicy());
+        }
         long age = attemptStartNanos - trusted.startedAtNanos();
         if (age >= quarantineNanos) {
             return null;

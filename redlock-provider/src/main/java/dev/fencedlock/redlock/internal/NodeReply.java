@@ -1,5 +1,6 @@
 package dev.fencedlock.redlock.internal;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
 
@@ -54,6 +55,32 @@ final class NodeReply {
             return list;
         }
         throw unexpected("an array");
+    }
+
+    /** The value as text for messages, e.g. {@code [7, "5"]}; long strings are cut. */
+    String describe() {
+        if (!ok()) {
+            return failure.toString();
+        }
+        return describe(value);
+    }
+
+    private static String describe(Object value) {
+        if (value == null) {
+            return "nil";
+        }
+        if (value instanceof byte[] bytes) {
+            String text = new String(bytes, 0, Math.min(bytes.length, 64), StandardCharsets.UTF_8);
+            return "\"" + text + (bytes.length > 64 ? "...\"" : "\"");
+        }
+        if (value instanceof List<?> list) {
+            StringBuilder text = new StringBuilder("[");
+            for (int i = 0; i < list.size() && i < 8; i++) {
+                text.append(i == 0 ? "" : ", ").append(describe(list.get(i)));
+            }
+            return text.append(list.size() > 8 ? ", ...]" : "]").toString();
+        }
+        return String.valueOf(value);
     }
 
     private IllegalStateException unexpected(String expected) {

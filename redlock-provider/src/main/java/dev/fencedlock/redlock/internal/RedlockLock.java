@@ -225,7 +225,7 @@ final class RedlockLock extends AbstractFencedLock {
                 votes.failed(provider.nodes().get(i).name(), reply.failure());
                 continue;
             }
-            NodeQuarantinedException excluded = exclusion(i, reply, attemptStart, now);
+            RuntimeException excluded = exclusion(i, reply, attemptStart, now);
             if (excluded != null) {
                 votes.excluded(provider.nodes().get(i).name(), excluded);
                 continue;
@@ -235,13 +235,18 @@ final class RedlockLock extends AbstractFencedLock {
                 long outcome = (Long) result.get(0);
                 if (outcome == 0) {
                     votes.taken();
-                } else {
+                } else if (outcome == 1 || outcome == 2) {
                     long counter = Long.parseLong(new String((byte[]) result.get(1), StandardCharsets.US_ASCII));
                     provider.tokens().observe(counter);
                     votes.granted(outcome == 1, counter);
+                } else {
+                    // only what acquire.lua returns is a vote; anything else did not come from it
+                    throw new IllegalStateException("outcome " + outcome + " is none of 0, 1, 2");
                 }
             } catch (RuntimeException e) {
-                votes.failed(provider.nodes().get(i).name(), new IllegalStateException("unexpected reply", e));
+                votes.failed(
+                        provider.nodes().get(i).name(),
+                        new IllegalStateException("unexpected reply to the acquire script: " + reply.describe(), e));
             }
         }
         return votes;
@@ -285,7 +290,7 @@ final class RedlockLock extends AbstractFencedLock {
         return replies;
     }
 
-    private NodeQuarantinedException exclusion(int node, NodeReply reply, long attemptStart, long now) {
+    private RuntimeException exclusion(int node, NodeReply reply, long attemptStart, long now) {
         return provider.health()
                 .get(node)
                 .exclusion(
@@ -373,11 +378,11 @@ final class RedlockLock extends AbstractFencedLock {
             List<NodeFailure> failures = new ArrayList<>();
             for (int i = 0; i < replies.length; i++) {
                 NodeReply reply = replies[i];
-                NodeQuarantinedException excluded = reply.ok() ? exclusion(i, reply, start, now) : null;
+                RuntimeException excluded = reply.ok() ? exclusion(i, reply, start, now) : null;
                 if (!reply.ok()) {
                     failures.add(new NodeFailure(provider.nodes().get(i).name(), reply.failure()));
                 } else if (excluded != null) {
-                    // a restarted node's "not held" proves nothing: it may have forgotten this grant
+                    // a restarted (or evicting) node's "not held" proves nothing: it may have forgotten this grant
                     failures.add(new NodeFailure(provider.nodes().get(i).name(), excluded));
                     quarantined++;
                 } else if (integerOrZero(reply) == 1) {

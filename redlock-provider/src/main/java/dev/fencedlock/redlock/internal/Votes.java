@@ -18,6 +18,7 @@ final class Votes {
     private int accepted;
     private int taken;
     private int excluded;
+    private int evicting;
     private long highestCounter;
     private String problem;
 
@@ -50,10 +51,17 @@ final class Votes {
         failures.add(new NodeFailure(node, cause));
     }
 
-    /** A node answered, but its answer does not count (restart quarantine). */
-    void excluded(String node, NodeQuarantinedException reason) {
+    /**
+     * A node answered, but its answer does not count: it is in its restart quarantine ({@link
+     * NodeQuarantinedException}) or may evict keys ({@link EvictingNodeException}).
+     */
+    void excluded(String node, RuntimeException reason) {
         failures.add(new NodeFailure(node, reason));
-        excluded++;
+        if (reason instanceof EvictingNodeException) {
+            evicting++;
+        } else {
+            excluded++;
+        }
     }
 
     /** Why a round that had a quorum of grants still failed, for the attempt description. */
@@ -111,6 +119,9 @@ final class Votes {
         if (excluded > 0) {
             text.append("; ").append(excluded).append(" in restart quarantine");
         }
+        if (evicting > 0) {
+            text.append("; ").append(evicting).append(" may evict keys");
+        }
         if (!failures.isEmpty()) {
             text.append("; ").append(failures.size()).append(" did not count: ");
             for (int i = 0; i < failures.size(); i++) {
@@ -130,6 +141,6 @@ final class Votes {
      */
     LockUnavailableException unavailableException(String lockName, Duration elapsed) {
         return new LockUnavailableException(
-                lockName, elapsed, nodes, nodes - failures.size() + excluded, quorum, failures);
+                lockName, elapsed, nodes, nodes - failures.size() + excluded + evicting, quorum, failures);
     }
 }

@@ -67,4 +67,13 @@ class NodeHealthTest {
         assertThat(health.exclusion(instance, 40 * S, 40 * S, QUARANTINE)).isNull();
         assertThat(health.exclusion(instance, 41 * S, 41 * S, 60 * S)).isNotNull();
     }
+
+    @Test
+    void aNodeThatMayEvictKeysNeverCounts() {
+        RedisInstance evicting = new RedisInstance("a", 0, 100 * S, "volatile-lru with maxmemory 1024");
+        assertThat(health.exclusion(evicting, 100 * S, 100 * S, QUARANTINE))
+                .isInstanceOf(EvictingNodeException.class)
+                .hasMessageContaining("volatile-lru")
+                .hasMessageContaining("noeviction");
+    }
 }

@@ -25,4 +25,24 @@ class RedisInstanceTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("run_id");
     }
+
+    @Test
+    void aMemoryLimitWithAnEvictingPolicyIsNoted() {
+        RedisInstance instance = RedisInstance.fromInfo(
+                INFO + "# Memory\r\nused_memory:1000\r\nmaxmemory:10485760\r\nmaxmemory_policy:allkeys-lru\r\n",
+                100_000_000_000L);
+        assertThat(instance.evictionPolicy()).isEqualTo("allkeys-lru with maxmemory 10485760");
+    }
+
+    @Test
+    void noevictionNoLimitOrNoMemorySectionMeansNothingIsEvicted() {
+        assertThat(RedisInstance.fromInfo(INFO + "maxmemory:10485760\r\nmaxmemory_policy:noeviction\r\n", 0)
+                        .evictionPolicy())
+                .isNull();
+        assertThat(RedisInstance.fromInfo(INFO + "maxmemory:0\r\nmaxmemory_policy:volatile-lru\r\n", 0)
+                        .evictionPolicy())
+                .as("0 is no limit")
+                .isNull();
+        assertThat(RedisInstance.fromInfo(INFO, 0).evictionPolicy()).isNull();
+    }
 }
