@@ -33,6 +33,15 @@ public interface Lease extends AutoCloseable {
     String lockName();
 
     /**
+     * The backend that granted this lease, e.g. {@code redlock}: the {@code fencedlock.fallback}
+     * backend's name when the fallback granted it. {@code unknown} for leases of a provider that
+     * does not say.
+     */
+    default String backend() {
+        return "unknown";
+    }
+
+    /**
      * The fencing token of this grant, strictly larger than the token of every earlier grant of
      * the same lock name. Stays readable after the lease is lost or closed.
      */

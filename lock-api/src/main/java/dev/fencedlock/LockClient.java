@@ -1,6 +1,7 @@
 package dev.fencedlock;
 
 import dev.fencedlock.internal.DefaultLockClient;
+import java.util.List;
 
 /**
  * Entry point: one client per application and backend, shared by all threads.
@@ -28,10 +29,22 @@ public interface LockClient extends AutoCloseable {
      * Creates a client for the backend that {@code config} names.
      *
      * @throws IllegalArgumentException if no provider on the classpath serves the configured
-     *     backend (the message lists those found), or the provider rejects the configuration
+     *     backend or fallback (the message lists those found), or a provider rejects the
+     *     configuration (a missing required key, such as the fallback's own)
      */
     static LockClient create(LockConfig config) {
         return DefaultLockClient.open(config);
+    }
+
+    /**
+     * Creates a client for the backend that {@code config} names, reporting its lock activity to
+     * {@code listener} (see {@link LockEventListener}).
+     *
+     * @throws IllegalArgumentException as {@link #create(LockConfig)}, also for an unknown {@code
+     *     fencedlock.fallback} or a fallback whose provider rejects its settings
+     */
+    static LockClient create(LockConfig config, LockEventListener listener) {
+        return DefaultLockClient.open(config, listener);
     }
 
     /**
@@ -51,6 +64,15 @@ public interface LockClient extends AutoCloseable {
      * @throws IllegalStateException if the client is closed
      */
     FencedLock lock(String name);
+
+    /**
+     * What the backends say about themselves now, without taking a lock: the configured backend
+     * first, then the {@code fencedlock.fallback} backend if one is configured. Returns within about
+     * one node timeout of each backend.
+     *
+     * @throws IllegalStateException if the client is closed
+     */
+    List<BackendStatus> status();
 
     /** The configuration this client was created with. */
     LockConfig config();

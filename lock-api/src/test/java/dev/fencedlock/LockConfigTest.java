@@ -3,13 +3,21 @@ package dev.fencedlock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencedlock.internal.config.AcmeProviderFactory;
+import java.io.StringReader;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+/**
+ * The common keys, and how a backend's keys reach its provider. The test classpath carries a third
+ * backend, {@code acme} ({@link AcmeProviderFactory}), besides {@code local}; the redlock and
+ * zookeeper keys are tested in their modules.
+ */
 class LockConfigTest {
 
     private static LockConfig fromMap(String... keyValues) {
@@ -21,37 +29,26 @@ class LockConfigTest {
     }
 
     @Test
-    void readsEveryKeyFromProperties() {
+    void readsTheCommonKeysAndHandsABackendItsOwn() {
         LockConfig config = fromMap(
-                "fencedlock.backend", "redlock",
+                "fencedlock.backend", "acme",
+                "fencedlock.fallback", "local",
                 "fencedlock.lease-time", "10s",
                 "fencedlock.max-hold-time", "2m",
-                "fencedlock.redlock.nodes", "redis://a:6380, rediss://user:secret@b:6381/2",
-                "fencedlock.redlock.node-timeout", "75ms",
-                "fencedlock.redlock.drift-factor", "0.02",
-                "fencedlock.redlock.retry-delay", "150ms",
-                "fencedlock.redlock.restart-quarantine", "1m",
-                "fencedlock.zookeeper.connect", "zk1:2181,zk2:2181",
-                "fencedlock.zookeeper.base-path", "/locks/app",
-                "fencedlock.zookeeper.session-timeout", "20s",
+                "fencedlock.acme.url", "acme://user:hunter2@host:1",
+                "fencedlock.acme.timeout", "75ms",
                 "unrelated.key", "ignored");
-        assertThat(config.backend()).isEqualTo("redlock");
+        assertThat(config.backend()).isEqualTo("acme");
+        assertThat(config.fallback()).contains("local");
         assertThat(config.leaseTime()).isEqualTo(Duration.ofSeconds(10));
         assertThat(config.maxHoldTime()).contains(Duration.ofMinutes(2));
-        assertThat(config.redlockNodes()).hasSize(2);
-        RedisNodeAddress second = config.redlockNodes().get(1);
-        assertThat(second.tls()).isTrue();
-        assertThat(second.user()).contains("user");
-        assertThat(second.password()).contains("secret");
-        assertThat(second.database()).isEqualTo(2);
-        assertThat(config.redlockNodeTimeout()).isEqualTo(Duration.ofMillis(75));
-        assertThat(config.redlockDriftFactor()).isEqualTo(0.02);
-        assertThat(config.redlockRetryDelay()).isEqualTo(Duration.ofMillis(150));
-        assertThat(config.redlockRestartQuarantine()).contains(Duration.ofMinutes(1));
-        assertThat(config.zookeeperConnect()).contains("zk1:2181,zk2:2181");
-        assertThat(config.zookeeperBasePath()).isEqualTo("/locks/app");
-        assertThat(config.zookeeperSessionTimeout()).isEqualTo(Duration.ofSeconds(20));
-        assertThat(config.toString()).doesNotContain("secret").contains("****");
+        assertThat(config.settings("acme").values())
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of("fencedlock.acme.url", "acme://user:hunter2@host:1", "fencedlock.acme.timeout", "75ms"));
+        assertThat(config.settings("acme").positiveDuration(AcmeProviderFactory.TIMEOUT))
+                .contains(Duration.ofMillis(75));
+        assertThat(config.settings("local").values()).isEmpty();
+        assertThat(config.toString()).doesNotContain("hunter2").contains("acme://user:****@host:1");
     }
 
     @Test
@@ -59,12 +56,25 @@ class LockConfigTest {
         LockConfig config = LockConfig.builder().backend("local").build();
         assertThat(config.leaseTime()).isEqualTo(Duration.ofSeconds(30));
         assertThat(config.maxHoldTime()).isEmpty();
-        assertThat(config.redlockNodeTimeout()).isEqualTo(Duration.ofMillis(50));
-        assertThat(config.redlockDriftFactor()).isEqualTo(0.01);
-        assertThat(config.redlockRetryDelay()).isEqualTo(Duration.ofMillis(200));
-        assertThat(config.redlockRestartQuarantine()).isEmpty();
-        assertThat(config.zookeeperBasePath()).isEqualTo("/fencedlock");
-        assertThat(config.zookeeperSessionTimeout()).isEqualTo(Duration.ofSeconds(15));
+        assertThat(config.fallback()).isEmpty();
+    }
+
+    @Test
+    void theBuilderSetsEveryKeyAndCopiesThemAll() {
+        LockConfig config = LockConfig.builder()
+                .backend("acme")
+                .set("fencedlock.lease-time", "12s")
+                .set(AcmeProviderFactory.TIMEOUT, Duration.ofMillis(1500))
+                .set(AcmeProviderFactory.URL, List.of("acme://a", "acme://b"))
+                .build();
+        assertThat(config.leaseTime()).isEqualTo(Duration.ofSeconds(12));
+        assertThat(config.settings("acme").positiveDuration(AcmeProviderFactory.TIMEOUT))
+                .contains(Duration.ofMillis(1500));
+        assertThat(config.settings("acme").list(AcmeProviderFactory.URL)).containsExactly("acme://a", "acme://b");
+
+        LockConfig copy = config.toBuilder().backend("local").build();
+        assertThat(copy.values()).containsAllEntriesOf(Map.of(AcmeProviderFactory.URL, "acme://a,acme://b"));
+        assertThat(LockConfig.fromMap(config.values()).values()).isEqualTo(config.values());
     }
 
     @Test
@@ -72,7 +82,7 @@ class LockConfigTest {
         assertThatThrownBy(() -> fromMap("fencedlock.lease-time", "5s"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("fencedlock.backend is required")
-                .hasMessageContaining("[local]");
+                .hasMessageContaining("[acme, local]");
     }
 
     @Test
@@ -81,7 +91,7 @@ class LockConfigTest {
         assertThatThrownBy(() -> LockClient.create(config))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("fencedlock.backend 'etcd'")
-                .hasMessageContaining("[local]");
+                .hasMessageContaining("[acme, local]");
     }
 
     @Test
@@ -92,11 +102,44 @@ class LockConfigTest {
     }
 
     @Test
-    void unknownKeyIsReportedNotIgnored() {
+    void unknownCommonKeyIsReportedWithTheKnownKeys() {
         assertThatThrownBy(() -> fromMap("fencedlock.backend", "local", "fencedlock.lease-tme", "5s"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'fencedlock.lease-tme'")
-                .hasMessageContaining("fencedlock.lease-time");
+                .hasMessageContaining("fencedlock.lease-time")
+                .hasMessageContaining("fencedlock.acme.timeout");
+    }
+
+    @Test
+    void unknownKeyOfAnInstalledBackendIsReportedWithTheKnownKeys() {
+        assertThatThrownBy(() -> fromMap("fencedlock.backend", "acme", "fencedlock.acme.timout", "5s"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'fencedlock.acme.timout'")
+                .hasMessageContaining("fencedlock.acme.timeout");
+    }
+
+    @Test
+    void keyOfABackendThatIsNotInstalledIsReported() {
+        assertThatThrownBy(() -> fromMap("fencedlock.backend", "local", "fencedlock.acm.url", "acme://a"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'fencedlock.acm.url'")
+                .hasMessageContaining("backends on the classpath: [acme, local]");
+    }
+
+    @Test
+    void theProviderChecksItsValuesWhenTheyAreSet() {
+        assertThatThrownBy(() -> LockConfig.builder().set(AcmeProviderFactory.URL, "http://user:hunter2@x"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("fencedlock.acme.url must start with acme://")
+                .hasMessageNotContaining("hunter2");
+        assertThatThrownBy(() -> fromMap("fencedlock.backend", "local", AcmeProviderFactory.TIMEOUT, "0s"))
+                .hasMessageContaining("fencedlock.acme.timeout must be positive, got 0s");
+    }
+
+    @Test
+    void aBackendsRequiredKeysAreCheckedWhenTheClientStarts() {
+        LockConfig config = fromMap("fencedlock.backend", "acme");
+        assertThatThrownBy(() -> LockClient.create(config)).hasMessageContaining("fencedlock.acme.url is required");
     }
 
     @ParameterizedTest(name = "{0}={1}")
@@ -110,25 +153,11 @@ class LockConfigTest {
                 "fencedlock.lease-time|PT0S|fencedlock.lease-time must be positive, got 0s",
                 "fencedlock.lease-time|PT-3S|fencedlock.lease-time must be positive, got -3s",
                 "fencedlock.max-hold-time|0ms|fencedlock.max-hold-time must be positive, got 0s",
-                "fencedlock.redlock.node-timeout|0ms|fencedlock.redlock.node-timeout must be positive, got 0s",
-                "fencedlock.redlock.retry-delay|0s|fencedlock.redlock.retry-delay must be positive",
-                "fencedlock.redlock.restart-quarantine|0m|fencedlock.redlock.restart-quarantine must be positive",
-                "fencedlock.zookeeper.session-timeout|0s|fencedlock.zookeeper.session-timeout must be positive",
-                "fencedlock.redlock.drift-factor|0.5|fencedlock.redlock.drift-factor must be in [0, 0.5), got 0.5",
-                "fencedlock.redlock.drift-factor|-0.01|fencedlock.redlock.drift-factor must be in [0, 0.5), got -0.01",
-                "fencedlock.redlock.drift-factor|NaN|fencedlock.redlock.drift-factor must be in [0, 0.5), got NaN",
-                "fencedlock.redlock.drift-factor|one percent|fencedlock.redlock.drift-factor has 'one percent', which is not a number",
-                "fencedlock.redlock.nodes|http://a:6379|must start with redis:// or rediss://",
-                "fencedlock.redlock.nodes|redis://:6379|has no host",
-                "fencedlock.redlock.nodes|redis://a:70000|port 70000 outside 1..65535",
-                "fencedlock.redlock.nodes|redis://a:6379/db1|has database 'db1'",
-                "fencedlock.redlock.nodes|redis://a:6379?timeout=1|must not have a query",
-                "fencedlock.redlock.nodes|redis://a:6379,,redis://b:6379|has an empty entry",
-                "fencedlock.redlock.nodes|redis://a:6379,redis://a:6379|lists a:6379 twice",
-                "fencedlock.redlock.nodes|redis://a b:6379|malformed node URI",
-                "fencedlock.zookeeper.connect|zk1:2181, zk2:2181|must not contain whitespace",
-                "fencedlock.zookeeper.base-path|fencedlock|must be an absolute znode path",
-                "fencedlock.zookeeper.base-path|/fencedlock/|must be an absolute znode path",
+                "fencedlock.max-hold-time|1000000d|fencedlock.max-hold-time has '1000000d', longer than the longest",
+                "fencedlock.lease-time|999999999999d|fencedlock.lease-time has '999999999999d', longer than",
+                "fencedlock.max-hold-time|PT2562047H|fencedlock.max-hold-time has 'PT2562047H', longer than",
+                "fencedlock.fallback|zoo keeper|fencedlock.fallback has 'zoo keeper', which is not a backend name",
+                "fencedlock.fallback|local|fencedlock.fallback 'local' is the same as fencedlock.backend",
             })
     void badValueNamesTheKeyAndTheValue(String key, String value, String expectedMessage) {
         assertThatThrownBy(() -> fromMap("fencedlock.backend", "local", key, value))
@@ -138,37 +167,17 @@ class LockConfigTest {
     }
 
     @Test
-    void malformedNodeUriNeverShowsThePassword() {
-        assertThatThrownBy(() -> fromMap(
-                        "fencedlock.backend", "redlock", "fencedlock.redlock.nodes", "redis://app:hunter2@host:99999"))
+    void anOverlongHoldCapIsRefusedInsteadOfKillingTheRenewalTask() {
+        assertThatThrownBy(() -> LockConfig.builder().maxHoldTime(Duration.ofDays(1_000_000)))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("redis://app:****@host:99999")
-                .hasMessageNotContaining("hunter2");
-        assertThatThrownBy(() -> fromMap(
-                        "fencedlock.backend", "redlock", "fencedlock.redlock.nodes", "redis://app:hunter2@ho st:1"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageNotContaining("hunter2");
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @CsvSource(
-            delimiter = '|',
-            value = {
-                "redis://:abc/def+ghi==@10.0.0.5:6379|abc/def+ghi==",
-                "redis://app:p@ss@host:99999|p@ss",
-                "redis://app:se#cret@host:1?x|se#cret",
-                "redis://app:a:b%2Fc@ho st:1|a:b%2Fc",
-                "rediss://secret-only@:6379|secret-only",
-            })
-    void passwordsWithAwkwardCharactersNeverAppearInMessages(String uri, String password) {
-        assertThatThrownBy(() -> fromMap("fencedlock.backend", "redlock", "fencedlock.redlock.nodes", uri))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("fencedlock.redlock.nodes")
-                .hasMessageNotContaining(password);
-        assertThatThrownBy(() ->
-                        fromMap("fencedlock.backend", "redlock", "fencedlock.redlock.nodes", "redis://ok:1,," + uri))
-                .hasMessageNotContaining(password);
-        assertThat(RedisNodeAddress.mask(uri)).doesNotContain(password);
+                .hasMessageContaining("fencedlock.max-hold-time");
+        Duration longest = Duration.ofDays(26_000);
+        assertThat(LockConfig.builder()
+                        .backend("local")
+                        .maxHoldTime(longest)
+                        .build()
+                        .maxHoldTime())
+                .contains(longest);
     }
 
     @Test
@@ -176,12 +185,9 @@ class LockConfigTest {
         LockConfig.Builder builder = LockConfig.builder();
         assertThatThrownBy(() -> builder.leaseTime(Duration.ZERO)).hasMessageContaining("fencedlock.lease-time");
         assertThatThrownBy(() -> builder.leaseTime(null)).hasMessageContaining("fencedlock.lease-time");
-        assertThatThrownBy(() -> builder.redlockNodeTimeout(Duration.ofMillis(-1)))
-                .hasMessageContaining("fencedlock.redlock.node-timeout");
-        assertThatThrownBy(() -> builder.redlockDriftFactor(0.7))
-                .hasMessageContaining("fencedlock.redlock.drift-factor");
-        assertThatThrownBy(() -> builder.redlockNodes()).hasMessageContaining("fencedlock.redlock.nodes");
-        assertThatThrownBy(() -> builder.zookeeperConnect("")).hasMessageContaining("fencedlock.zookeeper.connect");
+        assertThatThrownBy(() -> builder.set("fencedlock.acme.timeout", (String) null))
+                .hasMessageContaining("fencedlock.acme.timeout");
+        assertThatThrownBy(() -> builder.set("spring.lease-time", "5s")).hasMessageContaining("spring.lease-time");
         assertThatThrownBy(builder::build).hasMessageContaining("fencedlock.backend is required");
     }
 
@@ -202,10 +208,25 @@ class LockConfigTest {
     }
 
     @Test
+    void trailingSpacesInAPropertiesFileDoNotReachTheValues() throws Exception {
+        Properties file = new Properties();
+        file.load(new StringReader(
+                "fencedlock.backend = acme  \nfencedlock.acme.path=/app  \nfencedlock.lease-time=5s \t\n"));
+        assertThat(file.getProperty("fencedlock.acme.path")).isEqualTo("/app  ");
+        LockConfig config = LockConfig.fromProperties(file);
+        assertThat(config.backend()).isEqualTo("acme");
+        assertThat(config.settings("acme").get(AcmeProviderFactory.PATH)).contains("/app");
+        assertThat(config.leaseTime()).isEqualTo(Duration.ofSeconds(5));
+    }
+
+    @Test
     void environmentVariableNamesFollowTheKeys() {
         assertThat(LockConfig.environmentVariable("fencedlock.redlock.node-timeout"))
                 .isEqualTo("FENCEDLOCK_REDLOCK_NODE_TIMEOUT");
         assertThat(LockConfig.fromMap(Map.of("fencedlock.backend", "LOCAL")).backend())
                 .isEqualTo("local");
+        assertThat(LockConfig.keys())
+                .startsWith(LockConfig.COMMON_KEYS.toArray(String[]::new))
+                .contains(AcmeProviderFactory.URL);
     }
 }

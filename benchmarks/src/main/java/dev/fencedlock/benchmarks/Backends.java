@@ -2,6 +2,8 @@ package dev.fencedlock.benchmarks;
 
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.redlock.RedlockSettings;
+import dev.fencedlock.zookeeper.ZooKeeperSettings;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -49,12 +51,12 @@ public final class Backends {
     public static LockClient fencedlock(String backend, LockConfig.Builder config) {
         switch (backend) {
             case LOCAL -> config.backend("local");
-            case REDLOCK_1 -> config.backend("redlock").redlockNodes(BenchEnv.redisUris(1));
-            case REDLOCK_5 -> config.backend("redlock").redlockNodes(BenchEnv.redisUris(5));
+            case REDLOCK_1 -> config.backend("redlock").set(RedlockSettings.NODES, BenchEnv.redisUris(1));
+            case REDLOCK_5 -> config.backend("redlock").set(RedlockSettings.NODES, BenchEnv.redisUris(5));
             case ZOOKEEPER ->
                 config.backend("zookeeper")
-                        .zookeeperConnect(BenchEnv.zookeeperConnect())
-                        .zookeeperBasePath("/bench-fencedlock");
+                        .set(ZooKeeperSettings.CONNECT, BenchEnv.zookeeperConnect())
+                        .set(ZooKeeperSettings.BASE_PATH, "/bench-fencedlock");
             default ->
                 throw new IllegalArgumentException("unknown benchmark backend '" + backend + "'; expected "
                         + String.join(", ", LOCAL, REDLOCK_1, REDLOCK_5, ZOOKEEPER));

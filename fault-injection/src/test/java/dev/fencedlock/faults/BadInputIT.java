@@ -13,8 +13,11 @@ import dev.fencedlock.faults.FakeRedisServer.Reply;
 import dev.fencedlock.faults.report.FaultMatrix;
 import dev.fencedlock.faults.report.MatrixRow;
 import dev.fencedlock.redlock.RedlockKeys;
+import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.testkit.redis.RedisServerProcess;
 import dev.fencedlock.testkit.redis.RedisServersExtension;
+import dev.fencedlock.testkit.zookeeper.ZooKeeperServers;
+import dev.fencedlock.zookeeper.ZooKeeperSettings;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,7 +51,7 @@ class BadInputIT {
 
     @BeforeAll
     static void startZooKeeper() throws Exception {
-        zookeeper = ZooKeeperSetup.server();
+        zookeeper = ZooKeeperServers.start();
     }
 
     @AfterAll
@@ -81,7 +84,7 @@ class BadInputIT {
                         "unknown key",
                         Map.of(LockConfig.BACKEND, "redlock", "fencedlock.lease_time", "5s"),
                         "Unknown configuration key 'fencedlock.lease_time'"),
-                config("redlock without nodes", Map.of(LockConfig.BACKEND, "redlock"), LockConfig.REDLOCK_NODES),
+                config("redlock without nodes", Map.of(LockConfig.BACKEND, "redlock"), RedlockSettings.NODES),
                 redlock("port out of range", "redis://:" + SECRET + "@127.0.0.1:99999", "port 99999"),
                 redlock("other scheme", "http://127.0.0.1:6380", "must start with redis://"),
                 redlock("empty entry", "redis://127.0.0.1:7001,,redis://127.0.0.1:7002", "empty entry"),
@@ -91,25 +94,18 @@ class BadInputIT {
                 redlock("no host", "redis://:" + SECRET + "@:7001", "no host"),
                 setting("negative lease", LockConfig.LEASE_TIME, "-5s", "fencedlock.lease-time has '-5s'"),
                 setting("lease without unit", LockConfig.LEASE_TIME, "5 parsecs", "5 parsecs"),
-                setting("zero node timeout", LockConfig.REDLOCK_NODE_TIMEOUT, "0ms", "must be positive"),
-                setting("drift too large", LockConfig.REDLOCK_DRIFT_FACTOR, "0.7", "[0, 0.5)"),
-                setting("drift not a number", LockConfig.REDLOCK_DRIFT_FACTOR, "one percent", "not a number"),
-                setting("empty retry delay", LockConfig.REDLOCK_RETRY_DELAY, "", LockConfig.REDLOCK_RETRY_DELAY),
-                setting("zero quarantine", LockConfig.REDLOCK_RESTART_QUARANTINE, "0s", "must be positive"),
+                setting("zero node timeout", RedlockSettings.NODE_TIMEOUT, "0ms", "must be positive"),
+                setting("drift too large", RedlockSettings.DRIFT_FACTOR, "0.7", "[0, 0.5)"),
+                setting("drift not a number", RedlockSettings.DRIFT_FACTOR, "one percent", "not a number"),
+                setting("empty retry delay", RedlockSettings.RETRY_DELAY, "", RedlockSettings.RETRY_DELAY),
+                setting("zero quarantine", RedlockSettings.RESTART_QUARANTINE, "0s", "must be positive"),
                 setting("zero hold cap", LockConfig.MAX_HOLD_TIME, "0s", "must be positive"),
-                config(
-                        "zookeeper without connect",
-                        Map.of(LockConfig.BACKEND, "zookeeper"),
-                        LockConfig.ZOOKEEPER_CONNECT),
-                zk("connect with a space", LockConfig.ZOOKEEPER_CONNECT, "zk1:2181, zk2:2181", "whitespace"),
-                zk("connect port not a number", LockConfig.ZOOKEEPER_CONNECT, "zk1:two", "zk1:two"),
-                zk("relative base path", LockConfig.ZOOKEEPER_BASE_PATH, "locks", "absolute znode path"),
-                zk("reserved base path", LockConfig.ZOOKEEPER_BASE_PATH, "/zookeeper/locks", "reserves"),
-                zk(
-                        "negative session timeout",
-                        LockConfig.ZOOKEEPER_SESSION_TIMEOUT,
-                        "-1s",
-                        "session-timeout has '-1s'"));
+                config("zookeeper without connect", Map.of(LockConfig.BACKEND, "zookeeper"), ZooKeeperSettings.CONNECT),
+                zk("connect with a space", ZooKeeperSettings.CONNECT, "zk1:2181, zk2:2181", "whitespace"),
+                zk("connect port not a number", ZooKeeperSettings.CONNECT, "zk1:two", "zk1:two"),
+                zk("relative base path", ZooKeeperSettings.BASE_PATH, "locks", "absolute znode path"),
+                zk("reserved base path", ZooKeeperSettings.BASE_PATH, "/zookeeper/locks", "reserves"),
+                zk("negative session timeout", ZooKeeperSettings.SESSION_TIMEOUT, "-1s", "session-timeout has '-1s'"));
     }
 
     private static Arguments config(String name, Map<String, String> values, String expected) {
@@ -117,20 +113,20 @@ class BadInputIT {
     }
 
     private static Arguments redlock(String name, String nodes, String expected) {
-        return config(name, Map.of(LockConfig.BACKEND, "redlock", LockConfig.REDLOCK_NODES, nodes), expected);
+        return config(name, Map.of(LockConfig.BACKEND, "redlock", RedlockSettings.NODES, nodes), expected);
     }
 
     private static Arguments setting(String name, String key, String value, String expected) {
         return config(
                 name,
-                Map.of(LockConfig.BACKEND, "redlock", LockConfig.REDLOCK_NODES, "redis://127.0.0.1:7001", key, value),
+                Map.of(LockConfig.BACKEND, "redlock", RedlockSettings.NODES, "redis://127.0.0.1:7001", key, value),
                 expected);
     }
 
     private static Arguments zk(String name, String key, String value, String expected) {
         Map<String, String> values = new LinkedHashMap<>();
         values.put(LockConfig.BACKEND, "zookeeper");
-        values.put(LockConfig.ZOOKEEPER_CONNECT, "127.0.0.1:2181");
+        values.put(ZooKeeperSettings.CONNECT, "127.0.0.1:2181");
         values.put(key, value);
         return config(name, values, expected);
     }
@@ -291,14 +287,14 @@ class BadInputIT {
     @MethodSource("replies")
     void garbageFromTwoOfThreeNodesIsAClearErrorAndNothingIsLeftBehind(
             String name, FakeRedisServer.Script script, String expected) throws Exception {
-        RedisSetup.awaitUptime(redis.servers(), Duration.ofSeconds(2));
+        redis.servers().awaitUptime(Duration.ofSeconds(2));
         RedisServerProcess healthy = redis.servers().get(0);
         String lock = "bad-reply:" + name;
         try (FakeRedisServer fake1 = FakeRedisServer.start(script);
                 FakeRedisServer fake2 = FakeRedisServer.start(script);
                 LockClient client = LockClient.create(
                         RedisSetup.config(List.of(healthy.uri(), fake1.uri(), fake2.uri()), Duration.ofSeconds(2))
-                                .redlockNodeTimeout(Duration.ofMillis(300))
+                                .set(RedlockSettings.NODE_TIMEOUT, Duration.ofMillis(300))
                                 .build())) {
             for (Consumer<FencedLock> call : List.<Consumer<FencedLock>>of(
                     lock1 -> sneaky(() -> lock1.tryAcquire(Duration.ZERO)),

@@ -66,7 +66,8 @@ final class FakeRedisServer implements AutoCloseable {
 
     /**
      * A script that answers the handshake like Redis 7 ({@code HELLO}, {@code CLIENT}, {@code
-     * SELECT}, {@code PING}, {@code INFO}) and leaves every other command to {@code rest}.
+     * SELECT}, {@code PING}, {@code INFO}, {@code CONFIG}) and leaves every other command to {@code
+     * rest}.
      */
     static Script handshakeThen(Script rest) {
         return command -> {
@@ -77,6 +78,7 @@ final class FakeRedisServer implements AutoCloseable {
             return switch (name) {
                 case "CLIENT", "SELECT", "AUTH" -> Reply.of("+OK\r\n");
                 case "PING" -> Reply.of("+PONG\r\n");
+                case "CONFIG" -> Reply.of("*0\r\n"); // as Redis 7 answers CONFIG GET of an unknown name
                 case "HELLO" ->
                     Reply.of("*14\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$6\r\n7.0.15\r\n"
                             + "$5\r\nproto\r\n:2\r\n$2\r\nid\r\n:7\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n"

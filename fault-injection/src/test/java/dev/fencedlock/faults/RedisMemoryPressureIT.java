@@ -100,7 +100,7 @@ class RedisMemoryPressureIT {
         // the holder's lease must outlast the filling; a client counts nodes it has never seen only
         // once they have been up for its quarantine, its lease time
         Duration lease = Duration.ofSeconds(12);
-        RedisSetup.awaitUptime(servers, lease);
+        servers.awaitUptime(lease);
         try {
             String lock = "memory:hazard";
             try (LockClient holder =

@@ -3,12 +3,14 @@ package dev.fencedlock.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencedlock.LockClient;
+import dev.fencedlock.faults.db.FaultDatabase;
 import dev.fencedlock.faults.history.CheckReport;
 import dev.fencedlock.faults.history.HistoryRecorder;
 import dev.fencedlock.faults.report.FaultMatrix;
 import dev.fencedlock.faults.report.MatrixRow;
 import dev.fencedlock.faults.workload.Acquisition;
 import dev.fencedlock.faults.workload.CounterWorkers;
+import dev.fencedlock.testkit.junit.PerClassResource;
 import dev.fencedlock.testkit.redis.RedisServers;
 import dev.fencedlock.testkit.redis.RedisServersExtension;
 import java.time.Duration;
@@ -34,7 +36,7 @@ class RedisNodeKillIT {
     static final RedisServersExtension redis = RedisServersExtension.nodes(5);
 
     @RegisterExtension
-    static final FaultDatabaseExtension db = new FaultDatabaseExtension();
+    static final PerClassResource<FaultDatabase> db = PerClassResource.of(FaultDatabase::create);
 
     @Test
     void killingAMinorityMidRunKeepsHoldersApartAndAcquisitionsGoing() throws Exception {

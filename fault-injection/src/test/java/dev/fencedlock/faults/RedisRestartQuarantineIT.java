@@ -4,17 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockUnavailableException;
+import dev.fencedlock.faults.db.FaultDatabase;
 import dev.fencedlock.faults.db.FencedIncrement;
 import dev.fencedlock.faults.history.CheckReport;
 import dev.fencedlock.faults.history.FencedWrite;
 import dev.fencedlock.faults.history.HistoryRecorder;
 import dev.fencedlock.faults.history.WriteOutcome;
-import dev.fencedlock.faults.proxy.TcpProxy;
 import dev.fencedlock.faults.report.FaultMatrix;
 import dev.fencedlock.faults.report.MatrixRow;
 import dev.fencedlock.faults.workload.Acquisition;
 import dev.fencedlock.faults.workload.Section;
 import dev.fencedlock.redlock.RedlockKeys;
+import dev.fencedlock.redlock.RedlockSettings;
+import dev.fencedlock.testkit.await.Await;
+import dev.fencedlock.testkit.junit.PerClassResource;
+import dev.fencedlock.testkit.net.TcpProxy;
 import dev.fencedlock.testkit.redis.RedisServers;
 import dev.fencedlock.testkit.redis.RedisServersExtension;
 import java.time.Duration;
@@ -22,6 +26,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -47,7 +53,7 @@ class RedisRestartQuarantineIT {
     static final RedisServersExtension redis = RedisServersExtension.nodes(5);
 
     @RegisterExtension
-    static final FaultDatabaseExtension db = new FaultDatabaseExtension();
+    static final PerClassResource<FaultDatabase> db = PerClassResource.of(FaultDatabase::create);
 
     @Test
     void theQuarantineKeepsARestartedNodeOutOfASecondHoldersQuorum() throws Exception {
@@ -116,14 +122,14 @@ class RedisRestartQuarantineIT {
         Duration lease = otherLease == null ? LEASE : otherLease;
         var otherConfig = RedisSetup.config(servers.uris(), lease);
         if (otherLease != null) {
-            otherConfig.redlockRestartQuarantine(otherLease);
+            otherConfig.set(RedlockSettings.RESTART_QUARANTINE, otherLease);
         }
         long refusedWhileValid = 0;
         try (LockClient holder = LockClient.create(
                         RedisSetup.config(RedisSetup.uris(holderView), LEASE).build());
                 LockClient other = LockClient.create(otherConfig.build())) {
             for (int round = 0; round < rounds; round++) {
-                RedisSetup.awaitUptime(servers, LEASE);
+                servers.awaitUptime(LEASE);
                 List<Integer> nodes =
                         new ArrayList<>(IntStream.range(0, 5).boxed().toList());
                 Collections.shuffle(nodes);
@@ -142,15 +148,29 @@ class RedisRestartQuarantineIT {
                         .as("held on exactly the majority")
                         .isEqualTo(sorted(majority));
                 FencedWrite firstWrite;
+                CompletableFuture<FencedWrite> intruderWrite = null;
                 try (first;
                         FencedIncrement increment = first.beginFenced(db.get().entityManagerFactory(), lock)) {
                     servers.get(majority.get(0)).restartEmpty();
                     for (int attempt = 0; attempt < ATTEMPTS_WHILE_HELD; attempt++) {
                         Optional<Section> second = attemptOnce(other, lock, lease, otherLease != null, recorder);
                         if (second.isPresent()) {
-                            try (Section intruder = second.get()) {
-                                intruder.increment(db.get().entityManagerFactory(), lock);
-                            }
+                            Section intruder = second.get();
+                            // the fence row orders the two holders' transactions: the intruder's waits
+                            // on the row the holder's open transaction holds, until the holder ends it
+                            intruderWrite = CompletableFuture.supplyAsync(() -> {
+                                try (intruder) {
+                                    return intruder.increment(db.get().entityManagerFactory(), lock);
+                                }
+                            });
+                            CompletableFuture<FencedWrite> waiting = intruderWrite;
+                            Await.until(
+                                    "the intruder's fenced transaction waits on the fence row",
+                                    Duration.ofSeconds(60),
+                                    () -> db.get().sessionsWaitingOnFenceRow() > 0 || waiting.isDone());
+                            assertThat(waiting)
+                                    .as("the intruder cannot write while the holder's transaction is open")
+                                    .isNotDone();
                             break;
                         }
                         if (first.checkValid()) {
@@ -158,6 +178,9 @@ class RedisRestartQuarantineIT {
                         }
                     }
                     firstWrite = first.commit(increment);
+                }
+                if (intruderWrite != null) {
+                    intruderWrite.get(60, TimeUnit.SECONDS);
                 }
                 if (otherLease == null) {
                     assertThat(firstWrite.outcome()).isEqualTo(WriteOutcome.OK);

@@ -6,15 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockUnavailableException;
+import dev.fencedlock.faults.db.FaultDatabase;
 import dev.fencedlock.faults.history.CheckReport;
 import dev.fencedlock.faults.history.HistoryRecorder;
-import dev.fencedlock.faults.proxy.TcpProxy;
 import dev.fencedlock.faults.report.FaultMatrix;
 import dev.fencedlock.faults.report.MatrixRow;
 import dev.fencedlock.faults.workload.Acquisition;
 import dev.fencedlock.faults.workload.CounterWorkers;
 import dev.fencedlock.faults.workload.Section;
 import dev.fencedlock.redlock.RedlockKeys;
+import dev.fencedlock.redlock.RedlockSettings;
+import dev.fencedlock.testkit.junit.PerClassResource;
+import dev.fencedlock.testkit.net.TcpProxy;
 import dev.fencedlock.testkit.redis.RedisServers;
 import dev.fencedlock.testkit.redis.RedisServersExtension;
 import java.time.Duration;
@@ -47,7 +50,7 @@ class SlowNodeIT {
     static final RedisServersExtension redis = RedisServersExtension.nodes(5);
 
     @RegisterExtension
-    static final FaultDatabaseExtension db = new FaultDatabaseExtension();
+    static final PerClassResource<FaultDatabase> db = PerClassResource.of(FaultDatabase::create);
 
     @Test
     void aPartitionedMinorityCostsAnAttemptAboutOneNodeTimeout() throws Exception {
@@ -58,7 +61,7 @@ class SlowNodeIT {
         List<TcpProxy> proxies = RedisSetup.proxies(servers);
         Duration lease = Duration.ofSeconds(2);
         int rounds = FaultRun.rounds(5);
-        RedisSetup.awaitUptime(servers, lease);
+        servers.awaitUptime(lease);
         long slowest = 0;
         int granted = 0;
         try (LockClient client = LockClient.create(
@@ -123,12 +126,12 @@ class SlowNodeIT {
         List<TcpProxy> proxies = RedisSetup.proxies(servers);
         Duration lease = Duration.ofMillis(800);
         int rounds = FaultRun.rounds(1);
-        RedisSetup.awaitUptime(servers, lease);
+        servers.awaitUptime(lease);
         int grants = 0;
         int refusals = 0;
         // a node timeout far above every delay, so the late replies are read and judged
         try (LockClient client = LockClient.create(RedisSetup.config(RedisSetup.uris(proxies), lease)
-                .redlockNodeTimeout(Duration.ofSeconds(10))
+                .set(RedlockSettings.NODE_TIMEOUT, Duration.ofSeconds(10))
                 .build())) {
             for (int round = 0; round < rounds; round++) {
                 for (double factor : new double[] {0.1, 0.5, 1.5, 3.0}) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.faults.db.FaultDatabase;
 import dev.fencedlock.faults.history.CheckReport;
 import dev.fencedlock.faults.history.HistoryRecorder;
 import dev.fencedlock.faults.report.FaultMatrix;
@@ -11,13 +12,14 @@ import dev.fencedlock.faults.report.MatrixRow;
 import dev.fencedlock.faults.workload.Acquisition;
 import dev.fencedlock.faults.workload.CounterWorkers;
 import dev.fencedlock.faults.workload.Section;
+import dev.fencedlock.testkit.junit.PerClassResource;
+import dev.fencedlock.testkit.zookeeper.ZooKeeperServers;
 import dev.fencedlock.zookeeper.ZooKeeperLocks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -46,7 +48,7 @@ class ZooKeeperFaultsIT {
     private static final int SECTIONS_BETWEEN_FAULTS = 8;
 
     @RegisterExtension
-    static final FaultDatabaseExtension db = new FaultDatabaseExtension();
+    static final PerClassResource<FaultDatabase> db = PerClassResource.of(FaultDatabase::create);
 
     /** What a fault does to the ensemble, and how the ensemble is brought back. */
     private interface Fault {
@@ -57,7 +59,7 @@ class ZooKeeperFaultsIT {
 
     @Test
     void sessionExpiryWhileHolding() throws Exception {
-        try (TestingServer server = ZooKeeperSetup.server()) {
+        try (TestingServer server = ZooKeeperServers.start()) {
             int rounds = FaultRun.rounds(2);
             run(
                     server.getConnectString(),
@@ -78,7 +80,7 @@ class ZooKeeperFaultsIT {
 
     @Test
     void serverRestartWhileHolding() throws Exception {
-        try (TestingServer server = ZooKeeperSetup.server()) {
+        try (TestingServer server = ZooKeeperServers.start()) {
             int rounds = FaultRun.rounds(2);
             run(
                     server.getConnectString(),
@@ -101,7 +103,7 @@ class ZooKeeperFaultsIT {
 
     @Test
     void leaderKillInAThreeServerEnsemble() throws Exception {
-        try (TestingCluster cluster = ZooKeeperSetup.cluster(3)) {
+        try (TestingCluster cluster = ZooKeeperServers.cluster(3)) {
             cluster.start();
             for (InstanceSpec spec : cluster.getInstances()) {
                 awaitServing(spec);
@@ -224,24 +226,10 @@ class ZooKeeperFaultsIT {
     }
 
     private static InstanceSpec leader(TestingCluster cluster) {
-        for (InstanceSpec spec : cluster.getInstances()) {
-            if (ZooKeeperSetup.mode(spec).contains("Mode: leader")) {
-                return spec;
-            }
-        }
-        throw new AssertionError("no server reports itself leader");
+        return ZooKeeperServers.leader(cluster);
     }
 
-    /** Polls the status until the server serves as leader or follower; there is no event for it. */
     private static void awaitServing(InstanceSpec spec) throws InterruptedException {
-        long deadline = System.nanoTime() + EVENT.toNanos();
-        String mode = ZooKeeperSetup.mode(spec);
-        while (!mode.contains("Mode: leader") && !mode.contains("Mode: follower")) {
-            assertThat(System.nanoTime() - deadline)
-                    .as("%s serving within %s; last status: %s", spec, EVENT, mode)
-                    .isNegative();
-            TimeUnit.MILLISECONDS.sleep(100);
-            mode = ZooKeeperSetup.mode(spec);
-        }
+        ZooKeeperServers.awaitServing(spec, EVENT);
     }
 }

@@ -36,10 +36,13 @@ import java.util.function.Function;
  * }
  * }</pre>
  *
- * <p>Bulk JPQL/Criteria UPDATE and DELETE statements and native SQL do not go through entity
- * listeners or Hibernate's entity persisters, so they are <em>not</em> fenced by themselves. Use
- * {@link #fencedUpdate} and {@link #fencedDelete} for bulk changes of fenced entities; native SQL
- * must carry the condition itself ({@code SET fence = :token ... WHERE ... AND fence <= :token}).
+ * <p>A transaction begun while a lease is bound runs the fence guard ({@code fencing-jdbc}'s
+ * {@link dev.fencedlock.jdbc.FenceGuard}) as its first statement: the lock's transactions then run
+ * one at a time in token order, and one with an older token than a registered one is refused at
+ * {@code begin()}. Bulk JPQL/Criteria statements and native SQL that write a fenced table are
+ * refused outside such a transaction; inside one, an UPDATE of a fenced entity's table must also
+ * change its {@code @Version}. {@link #fencedUpdate} and {@link #fencedDelete} do that and stamp
+ * the fence.
  *
  * <p>All methods are thread-safe; bindings are per thread.
  */
@@ -47,8 +50,10 @@ public final class Fencing {
     private Fencing() {}
 
     /**
-     * Binds {@code lease} to the current thread until the returned scope is closed. Fenced writes
-     * flushed on this thread meanwhile are stamped with its token and checked against it.
+     * Binds {@code lease} to the current thread until the returned scope is closed. Transactions
+     * begun on this thread meanwhile run the fence guard for it as their first statement; fenced
+     * writes in them are stamped with its token. Bind before the transaction begins: a write in a
+     * transaction that began without this lease bound is refused.
      *
      * <p>Binds nest: the innermost lease applies until its scope closes, then the enclosing one
      * applies again. Each fenced row must always be written under the same lock name, since tokens
@@ -76,9 +81,10 @@ public final class Fencing {
      * commit fails, the transaction is rolled back before the lease is released.
      *
      * @return what {@code work} returned
-     * @throws StaleFencingTokenException if a fenced write was refused, also when the provider
-     *     reported it wrapped (for example in a {@link jakarta.persistence.RollbackException} from
-     *     the commit); the transaction has then been rolled back
+     * @throws StaleFencingTokenException if the transaction or a fenced write was refused (a newer
+     *     token of the lock is registered, or the lease was no longer valid), also when the
+     *     provider reported it wrapped (for example in a {@link jakarta.persistence.RollbackException}
+     *     from the commit); the transaction has then been rolled back
      * @throws dev.fencedlock.LockTimeoutException if the lock stayed taken for the whole wait
      * @throws InterruptedException if interrupted while waiting for the lock; nothing ran
      */
@@ -124,14 +130,14 @@ public final class Fencing {
      * is not newer than that token (the condition is part of the statement). If the statement left
      * any selected row alone because it carried a newer fence, the update is refused with {@link
      * StaleFencingTokenException}; the caller's transaction must then roll back (the provider marks
-     * it so). Bulk statements bypass the persistence context and the entity's own {@code
-     * @Version}: set the version in {@code assignments} if other code relies on it.
+     * it so). The entity's {@code @Version} is incremented in every updated row. Bulk statements
+     * bypass the persistence context: entities already loaded keep their state.
      *
      * @param where selects the rows; null for all rows
      * @return the number of rows updated
      * @throws NoLeaseBoundException if no lease is bound to the current thread
+     * @throws IllegalStateException if the transaction began before the lease was bound
      * @throws IllegalArgumentException if {@code type} has no {@link FencingToken} field
-     * @throws jakarta.persistence.TransactionRequiredException if no transaction is active
      */
     public static <T> int fencedUpdate(
             EntityManager em, Class<T> type, Restriction<T> where, Assignments<T> assignments) {

@@ -9,15 +9,13 @@ import jakarta.persistence.PreUpdate;
  * The JPA entity listener of fenced entities: {@code @EntityListeners(FencingListener.class)} on an
  * entity with a {@link FencingToken} field.
  *
- * <p>Before an insert or update it writes the token of the lease bound to the current thread (see
- * {@link Fencing#bind}) into the fence field; before a delete it only requires a bound lease. With
- * no lease bound it throws {@link NoLeaseBoundException} and the provider marks the transaction
- * for rollback.
- *
- * <p>The listener only stamps. Whether the write may happen is decided right before each statement
- * and by the statement itself (see {@link FencingToken}): the lease must still be valid, the row
- * must still hold the fence value this transaction read, and that value must not be newer than
- * the lease's token; otherwise {@link StaleFencingTokenException}.
+ * <p>Before an insert, update or delete it requires a fenced transaction: a lease bound to the
+ * current thread (see {@link Fencing#bind}) that was already bound when the transaction began, so
+ * that the fence guard ran for it, and is still valid. Before an insert or update it then writes
+ * the lease's token into the fence field. With no lease bound it throws {@link
+ * NoLeaseBoundException}; with a lease bound after the transaction began, {@link
+ * IllegalStateException}; with a lease no longer valid, {@link StaleFencingTokenException}. The
+ * provider then marks the transaction for rollback.
  *
  * <p>Stateless and thread-safe; the provider creates the instance.
  */

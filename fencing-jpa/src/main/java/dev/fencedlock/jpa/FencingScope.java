@@ -6,15 +6,16 @@ import dev.fencedlock.jpa.internal.LeaseBinding;
 /**
  * A lease bound to the current thread by {@link Fencing#bind(Lease)}, until {@link #close()}.
  *
- * <p>While the scope is open, fenced entities written on this thread are stamped with the lease's
- * token and checked against it. Scopes nest: an inner {@code bind} takes over until it closes,
- * then the outer lease applies again. Scopes must be closed innermost first and on the thread that
- * opened them (try-with-resources does both).
+ * <p>While the scope is open, transactions begun on this thread run the fence guard for the lease
+ * as their first statement, and fenced entities written in them are stamped with its token. Scopes
+ * nest: an inner {@code bind} takes over until it closes, then the outer lease applies again.
+ * Scopes must be closed innermost first and on the thread that opened them (try-with-resources does
+ * both). Open the scope before the transaction begins: a write in a transaction that began under
+ * another lease, or none, is refused.
  *
  * <p>Closing the scope does not release the lease and does not end a transaction: fenced changes
- * that are flushed later (for example at a commit after the scope closed) need a lease bound then.
- * The lease that was bound when a fenced write was flushed must still be valid when its
- * transaction commits, whatever is bound at commit time.
+ * flushed later (for example at a commit after the scope closed) need the same lease bound then.
+ * The lease must still be valid when its transaction commits.
  *
  * <p>Not thread-safe: a scope belongs to the thread that opened it.
  */

@@ -3,17 +3,19 @@ package dev.fencedlock.jpa;
 import jakarta.persistence.PersistenceException;
 
 /**
- * A fenced entity was inserted, updated or deleted on a thread with no lease bound: there is no
- * token to stamp, so the write is refused. Bind the lease with {@link Fencing#bind} around the
- * work (or use {@link Fencing#inTransaction}). This is a programming error, not a lost race: it
- * is not an {@link jakarta.persistence.OptimisticLockException} and retrying will not help. The
- * persistence provider marks the transaction for rollback.
+ * A fenced entity or table was written on a thread with no lease bound: there is no token to stamp
+ * and no fence guard ran, so the write is refused. Bind the lease with {@link Fencing#bind} before
+ * the transaction begins (or use {@link Fencing#inTransaction}). This is a programming error, not a
+ * lost race: it is not an {@link jakarta.persistence.OptimisticLockException} and retrying will not
+ * help. The persistence provider marks the transaction for rollback.
  */
 public class NoLeaseBoundException extends PersistenceException {
     private static final long serialVersionUID = 1L;
 
-    public NoLeaseBoundException(String operation, String entity) {
-        super("No lease is bound to thread '" + Thread.currentThread().getName() + "' for the " + operation + " of "
-                + "fenced entity " + entity + "; wrap the work in Fencing.bind(lease) or Fencing.inTransaction(...)");
+    /** @param write what was refused, for example "update of fenced entity x.Item" */
+    public NoLeaseBoundException(String write) {
+        super(
+                "No lease is bound to thread '" + Thread.currentThread().getName() + "' for the " + write
+                        + "; bind it with Fencing.bind(lease) before the transaction begins, or use Fencing.inTransaction(...)");
     }
 }

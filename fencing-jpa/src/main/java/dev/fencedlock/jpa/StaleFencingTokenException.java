@@ -1,44 +1,38 @@
 package dev.fencedlock.jpa;
 
+import dev.fencedlock.Lease;
+import dev.fencedlock.jdbc.StaleTokenException;
 import jakarta.persistence.OptimisticLockException;
 import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * A write to a fenced entity was refused because it carried a stale fencing token, or was based on
- * a read that is no longer current, or its lease was no longer valid.
+ * A fenced transaction or write was refused: a newer token of the lock has already been
+ * registered, or the entity carried a newer token than the lease's, or the lease was no longer
+ * valid.
  *
  * <p>A subclass of {@link OptimisticLockException}, so code that already retries or rolls back on
- * optimistic-locking failures handles it. The persistence provider marks the transaction for
- * rollback; nothing the transaction wrote is kept. Thrown at flush (possibly wrapped by the
- * provider in a {@link jakarta.persistence.RollbackException} when the flush happens at commit) or,
- * when the lease lapses between the last flush and the commit, from the commit with this exception
- * deeper in the cause chain; {@link #findIn(Throwable)} digs it out.
+ * optimistic-locking failures handles it. Nothing the transaction wrote is kept: a refusal at
+ * {@code begin()} has already rolled the transaction back; at a flush the provider marks it for
+ * rollback; at commit it is rolled back. Thrown from {@code begin()} (the fence guard), from a
+ * flush, or from the commit (possibly wrapped by the provider in a {@link
+ * jakarta.persistence.RollbackException}); {@link #findIn(Throwable)} digs it out.
+ *
+ * <p>Two writes under one token, and a detached copy merged over a newer write, are refused by the
+ * entity's {@code @Version} with Hibernate's own {@link OptimisticLockException}, not with this.
  */
 public class StaleFencingTokenException extends OptimisticLockException {
     private static final long serialVersionUID = 1L;
 
     /** Why the write was refused. */
     public enum Reason {
-        /** The bound lease had expired or was lost when the write was flushed or committed. */
+        /** The bound lease had expired or was lost when the transaction began, a write ran, or it committed. */
         LEASE_NOT_VALID,
-        /**
-         * The row, as this transaction read it, already carried a newer token than the lease's:
-         * a later holder has written it. Refused before any statement was sent.
-         */
+        /** The entity, as this transaction read it, already carried a newer token than the lease's. */
         NEWER_TOKEN_READ,
         /**
-         * The database refused the UPDATE or DELETE: the row no longer held the fence value this
-         * transaction read (another holder wrote or deleted it since), or the entity was a copy
-         * taken from an older read (for example merged from a detached instance).
-         */
-        ROW_CHANGED,
-        /** An INSERT hit an existing row with the same id whose fence is newer than the lease's token. */
-        DUPLICATE_ROW,
-        /**
-         * A later holder of the same lock has committed fenced writes: the lock's fence row holds a
-         * newer token than the lease's. Only with the lock fence switched on ({@link
-         * FencingSettings#LOCK_FENCE}); checked at commit, and the whole transaction is rolled back.
+         * The fence row of the lock holds a newer token: a later holder of the lock has begun a
+         * fenced transaction. Refused by the fence guard, the transaction's first statement.
          */
         NEWER_HOLDER_WROTE
     }
@@ -46,33 +40,69 @@ public class StaleFencingTokenException extends OptimisticLockException {
     private final Reason reason;
     private final String lockName;
     private final String entityName;
-    private final transient Object id;
     private final long staleToken;
-    private final Long currentToken;
+    private final Long newerToken;
 
     /**
      * @param entity the entity instance, or null when the refusal concerns no single instance
-     * @param entityName the entity name, or null when unknown (a refusal at commit)
-     * @param id the entity id, or null when unknown
-     * @param currentToken the fence value the row holds now, or null when unknown
+     * @param entityName the entity name, or null when the refusal concerns no single entity
+     * @param newerToken the newer token the row or the fence row holds, or null when unknown
+     * @param detail what happened, appended to the message
      */
     public StaleFencingTokenException(
             Reason reason,
             String lockName,
             Object entity,
             String entityName,
-            Object id,
             long staleToken,
-            Long currentToken,
+            Long newerToken,
             String detail,
             Throwable cause) {
-        super(message(reason, lockName, entityName, id, staleToken, currentToken, detail), cause, entity);
+        super(message(reason, lockName, entityName, staleToken, newerToken, detail), cause, entity);
         this.reason = reason;
         this.lockName = lockName;
         this.entityName = entityName;
-        this.id = id;
         this.staleToken = staleToken;
-        this.currentToken = currentToken;
+        this.newerToken = newerToken;
+    }
+
+    /** The JPA form of {@code fencing-jdbc}'s refusal by the fence guard, with it as the cause. */
+    public static StaleFencingTokenException of(StaleTokenException refusal) {
+        return new StaleFencingTokenException(
+                Reason.NEWER_HOLDER_WROTE,
+                refusal.lockName(),
+                null,
+                null,
+                refusal.staleToken(),
+                refusal.newerToken(),
+                "a later holder of the lock has begun a fenced transaction; this one was rolled back",
+                refusal);
+    }
+
+    /** The bound lease was no longer valid {@code when}. */
+    public static StaleFencingTokenException leaseNotValid(Lease lease, String when) {
+        return new StaleFencingTokenException(
+                Reason.LEASE_NOT_VALID,
+                lease.lockName(),
+                null,
+                null,
+                lease.token(),
+                null,
+                "the lease expired or was lost " + when,
+                null);
+    }
+
+    /** {@code entity} carried fence {@code carried}, newer than the bound lease's token. */
+    public static StaleFencingTokenException newerTokenRead(Lease lease, Object entity, long carried) {
+        return new StaleFencingTokenException(
+                Reason.NEWER_TOKEN_READ,
+                lease.lockName(),
+                entity,
+                entity.getClass().getName(),
+                lease.token(),
+                carried,
+                "the entity was written under a newer token",
+                null);
     }
 
     /** Returns the first {@code StaleFencingTokenException} in the cause chain of {@code failure}. */
@@ -97,53 +127,37 @@ public class StaleFencingTokenException extends OptimisticLockException {
         return lockName;
     }
 
-    /** The entity name, empty when the refusal was not about one entity (a refusal at commit). */
+    /** The entity name, empty when the refusal was not about one entity (a refusal at begin or commit). */
     public Optional<String> entityName() {
         return Optional.ofNullable(entityName);
     }
 
-    /** The id of the refused entity, empty when unknown. */
-    public Optional<Object> id() {
-        return Optional.ofNullable(id);
-    }
-
-    /** The token of the lease whose write was refused. */
+    /** The token of the lease whose transaction or write was refused. */
     public long staleToken() {
         return staleToken;
     }
 
     /**
-     * The fence value the row holds now, when it was looked up; empty when unknown (the lease was
-     * invalid before any statement ran, or the row no longer exists). For {@link
-     * Reason#NEWER_HOLDER_WROTE}, the token the lock's fence row holds.
+     * The newer token that caused the refusal: the fence row's for {@link Reason#NEWER_HOLDER_WROTE},
+     * the entity's for {@link Reason#NEWER_TOKEN_READ}; empty for {@link Reason#LEASE_NOT_VALID}.
      */
-    public OptionalLong currentToken() {
-        return currentToken == null ? OptionalLong.empty() : OptionalLong.of(currentToken);
+    public OptionalLong newerToken() {
+        return newerToken == null ? OptionalLong.empty() : OptionalLong.of(newerToken);
     }
 
     private static String message(
-            Reason reason,
-            String lockName,
-            String entityName,
-            Object id,
-            long staleToken,
-            Long currentToken,
-            String detail) {
+            Reason reason, String lockName, String entityName, long staleToken, Long newerToken, String detail) {
         StringBuilder text = new StringBuilder("Fenced write refused (")
                 .append(reason)
                 .append("): lock '")
                 .append(lockName)
                 .append("', token ")
                 .append(staleToken);
+        if (newerToken != null) {
+            text.append(", newer token ").append(newerToken);
+        }
         if (entityName != null) {
             text.append(", entity ").append(entityName);
-            if (id != null) {
-                text.append('#').append(id);
-            }
-        }
-        if (currentToken != null) {
-            text.append(reason == Reason.NEWER_HOLDER_WROTE ? ", lock fence now " : ", row fence now ")
-                    .append(currentToken);
         }
         if (detail != null) {
             text.append(": ").append(detail);

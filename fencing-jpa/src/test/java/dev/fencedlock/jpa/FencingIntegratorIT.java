@@ -25,6 +25,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import org.hibernate.annotations.SQLUpdate;
+import org.hibernate.bytecode.enhance.spi.DefaultEnhancementContext;
+import org.hibernate.bytecode.internal.BytecodeProviderInitiator;
+import org.hibernate.engine.spi.ManagedEntity;
 import org.hibernate.jpa.HibernatePersistenceConfiguration;
 import org.hibernate.tool.schema.Action;
 import org.junit.jupiter.api.AfterAll;
@@ -79,21 +82,64 @@ class FencingIntegratorIT {
     }
 
     @Test
-    void aFenceWithoutTheListenerIsRefusedAtTheFirstWrite() throws Exception {
-        try (EntityManagerFactory emf = start(NoListener.class);
-                Lease lease = client.lock(UUID.randomUUID().toString()).acquire(Duration.ofSeconds(5));
-                FencingScope scope = Fencing.bind(lease)) {
-            EntityManager em = emf.createEntityManager();
-            em.getTransaction().begin();
-            em.persist(new NoListener());
-            assertThatThrownBy(em::flush)
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("carries fence 0")
-                    .hasMessageContaining("token " + scope.lease().token())
-                    .hasMessageContaining("FencingListener");
-            em.getTransaction().rollback();
-            em.close();
+    void aFenceWithoutTheListenerIsRefused() {
+        assertStartFails(NoListener.class, "not @EntityListeners(FencingListener.class)");
+    }
+
+    /**
+     * Hibernate's dirty tracking would not see the fence the listener stamps (a {@code
+     * @DynamicUpdate} would keep the old one), so an enhanced fenced entity is refused. The class is
+     * enhanced here with Hibernate's own enhancer, as the build plugin would.
+     */
+    @Test
+    void aBytecodeEnhancedFencedEntityIsRefused() throws Exception {
+        String name = EnhancedItem.class.getName();
+        byte[] original;
+        try (var in = EnhancedItem.class.getResourceAsStream("EnhancedItem.class")) {
+            original = in.readAllBytes();
         }
+        byte[] enhanced = BytecodeProviderInitiator.buildDefaultBytecodeProvider()
+                .getEnhancer(new DefaultEnhancementContext())
+                .enhance(name, original);
+        assertThat(enhanced).as("enhanced by Hibernate").isNotNull();
+        ClassLoader loader = new ClassLoader(getClass().getClassLoader()) {
+            private Class<?> defined;
+
+            @Override
+            protected synchronized Class<?> loadClass(String className, boolean resolve) throws ClassNotFoundException {
+                if (!className.equals(name)) {
+                    return super.loadClass(className, resolve);
+                }
+                if (defined == null) {
+                    defined = defineClass(name, enhanced, 0, enhanced.length);
+                }
+                return defined;
+            }
+        };
+        Class<?> type = loader.loadClass(name);
+        assertThat(ManagedEntity.class.isAssignableFrom(type)).isTrue();
+        // Hibernate resolves the entity by name: it must find the enhanced class first, as it would
+        // with build-time enhancement
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(loader);
+        try {
+            assertThatThrownBy(() -> start(Map.of("hibernate.classLoaders", List.of(loader)), true, type)
+                            .close())
+                    .satisfies(failure -> assertThat(rootCauseMessages(failure)).contains("is bytecode-enhanced"));
+        } finally {
+            thread.setContextClassLoader(previous);
+        }
+    }
+
+    @Test
+    void aFenceWithoutAVersionIsRefused() {
+        assertStartFails(NoVersion.class, "has no @Version");
+    }
+
+    @Test
+    void aFenceBesideATimestampVersionIsRefused() {
+        assertStartFails(TimestampVersion.class, "need a numeric version");
     }
 
     @Test
@@ -122,28 +168,24 @@ class FencingIntegratorIT {
         try (EntityManagerFactory emf = start(SingleTableChild.class, SingleTableBase.class)) {
             FencedLock lock = client.lock(UUID.randomUUID().toString());
             Duration wait = Duration.ofSeconds(5);
-            Fencing.inTransaction(lock, wait, emf, em -> {
-                em.persist(new SingleTableChild());
-                return null;
-            });
-            try (Lease stale = lock.acquire(wait);
-                    FencingScope scope = Fencing.bind(stale)) {
-                EntityManager em = emf.createEntityManager();
-                em.getTransaction().begin();
-                SingleTableChild read = em.find(SingleTableChild.class, 1L);
+            try (Lease stale = lock.acquire(wait)) {
                 LocalLockTable.SHARED.forceRelease(lock.name());
-                long newer = Fencing.inTransaction(lock, wait, emf, other -> {
-                    other.find(SingleTableChild.class, 1L).extra = "newer";
+                long newer = Fencing.inTransaction(lock, wait, emf, em -> {
+                    em.persist(new SingleTableChild());
                     return Fencing.currentLease().orElseThrow().token();
                 });
-                read.extra = "stale";
-                assertThatThrownBy(em::flush)
-                        .isInstanceOfSatisfying(
-                                StaleFencingTokenException.class,
-                                refused -> assertThat(refused.currentToken()).hasValue(newer));
-                assertThat(Fencing.currentLease()).containsSame(scope.lease());
-                em.getTransaction().rollback();
+                EntityManager em = emf.createEntityManager();
+                try (FencingScope scope = Fencing.bind(stale)) {
+                    assertThatThrownBy(() -> em.getTransaction().begin())
+                            .isInstanceOfSatisfying(
+                                    StaleFencingTokenException.class,
+                                    refused -> assertThat(refused.newerToken()).hasValue(newer));
+                    assertThat(em.getTransaction().isActive()).isFalse();
+                }
                 em.close();
+                EntityManager check = emf.createEntityManager();
+                assertThat(check.find(SingleTableChild.class, 1L).fence).isEqualTo(newer);
+                check.close();
             }
         }
     }
@@ -156,7 +198,7 @@ class FencingIntegratorIT {
             Path script = Files.createTempFile("fencing-ddl", ".sql");
             try {
                 new HibernatePersistenceConfiguration("ddl")
-                        .managedClass(Item.class)
+                        .managedClasses(FencedUnit.ENTITIES)
                         .property("hibernate.dialect", dialect)
                         .property("hibernate.boot.allow_jdbc_metadata_access", false)
                         .property("jakarta.persistence.schema-generation.scripts.action", "create")
@@ -174,63 +216,40 @@ class FencingIntegratorIT {
     }
 
     @Test
-    void theLockFenceRefusesToStartWithoutItsTable() {
-        assertThatThrownBy(() -> start(Map.of(FencingSettings.LOCK_FENCE, "true"), Item.class)
-                        .close())
-                .satisfies(failure -> assertThat(rootCauseMessages(failure))
-                        .contains(
-                                "The lock-fence table 'fencedlock_fence' (fencedlock.jpa.lock-fence=true) is missing"));
-    }
-
-    /** The table is checked after schema generation, so a load script of the persistence unit can create it. */
-    @Test
-    void theLockFenceStartsWithATableFromALoadScript() throws Exception {
-        Path script = Files.createTempFile("fencedlock-fence", ".sql");
-        try {
-            Files.writeString(
-                    script,
-                    "CREATE TABLE fencedlock_fence (lock_name VARCHAR(256) NOT NULL,"
-                            + " token BIGINT NOT NULL, PRIMARY KEY (lock_name));\n");
-            try (EntityManagerFactory emf = start(
-                    Map.of(
-                            FencingSettings.LOCK_FENCE,
-                            true,
-                            "jakarta.persistence.sql-load-script-source",
-                            script.toUri().toString()),
-                    Item.class)) {
-                long token = Fencing.inTransaction(
-                        client.lock(UUID.randomUUID().toString()), Duration.ofSeconds(5), emf, em -> {
-                            em.persist(new Item(1, "sku", 1));
-                            return Fencing.currentLease().orElseThrow().token();
-                        });
-                EntityManager em = emf.createEntityManager();
-                assertThat(em.createNativeQuery("SELECT token FROM fencedlock_fence")
-                                .getSingleResult())
-                        .isEqualTo(token);
-                em.close();
-            }
-        } finally {
-            Files.deleteIfExists(script);
+    void withoutTheFenceTableAFencedTransactionFailsAtBeginNamingTheMigration() throws Exception {
+        try (EntityManagerFactory emf = start(Map.of(), false, SingleTableBase.class);
+                Lease lease = client.lock(UUID.randomUUID().toString()).acquire(Duration.ofSeconds(5));
+                FencingScope scope = Fencing.bind(lease)) {
+            EntityManager em = emf.createEntityManager();
+            assertThatThrownBy(() -> em.getTransaction().begin())
+                    .satisfies(failure -> assertThat(rootCauseMessages(failure))
+                            .contains("fence table fencedlock_fence is missing")
+                            .contains("classpath:db/fencedlock/migration"));
+            assertThat(em.getTransaction().isActive()).isFalse();
+            em.close();
         }
     }
 
     @Test
-    void badLockFenceSettingsAreRefused() {
-        assertThatThrownBy(() -> start(Map.of(FencingSettings.LOCK_FENCE, "yes"), Item.class)
+    @SuppressWarnings("deprecation")
+    void theRetiredLockFenceSettingIsAcceptedOnlyAsTrue() {
+        start(Map.of(FencingSettings.LOCK_FENCE, "true"), true, SingleTableBase.class)
+                .close();
+        assertThatThrownBy(() -> start(Map.of(FencingSettings.LOCK_FENCE, "false"), true, SingleTableBase.class)
                         .close())
                 .satisfies(failure -> assertThat(rootCauseMessages(failure))
-                        .contains("fencedlock.jpa.lock-fence must be true or false, got 'yes'"));
+                        .contains("fencedlock.jpa.lock-fence is retired and can no longer be 'false'")
+                        .contains("Migrating from the lock fence"));
+    }
+
+    @Test
+    void aBadFenceTableNameIsRefused() {
         assertThatThrownBy(() -> start(
-                                Map.of(
-                                        FencingSettings.LOCK_FENCE,
-                                        true,
-                                        FencingSettings.LOCK_FENCE_TABLE,
-                                        "fence; drop"),
-                                Item.class)
+                                Map.of(FencingSettings.LOCK_FENCE_TABLE, "fence; drop"), true, SingleTableBase.class)
                         .close())
                 .satisfies(failure -> assertThat(rootCauseMessages(failure))
-                        .contains("fencedlock.jpa.lock-fence-table must be a table name")
-                        .contains("got 'fence; drop'"));
+                        .contains("fencedlock.jpa.lock-fence-table")
+                        .contains("'fence; drop'"));
     }
 
     private static void assertStartFails(Class<?> entity, String message, Class<?>... others) {
@@ -247,12 +266,19 @@ class FencingIntegratorIT {
     }
 
     private static EntityManagerFactory start(Class<?> entity, Class<?>... others) {
-        return start(Map.of(), entity, others);
+        return start(Map.of(), true, entity, others);
     }
 
-    private static EntityManagerFactory start(Map<String, Object> properties, Class<?> entity, Class<?>... others) {
+    /** On a new in-memory H2 database, with the fence table if {@code fenceTable}. */
+    private static EntityManagerFactory start(
+            Map<String, Object> properties, boolean fenceTable, Class<?> entity, Class<?>... others) {
+        String url = "jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1"
+                + (fenceTable
+                        ? ";INIT=CREATE TABLE IF NOT EXISTS fencedlock_fence"
+                                + "(lock_name VARCHAR(256) PRIMARY KEY, token BIGINT NOT NULL)"
+                        : "");
         HibernatePersistenceConfiguration configuration = new HibernatePersistenceConfiguration(entity.getSimpleName())
-                .jdbcUrl("jdbc:h2:mem:" + UUID.randomUUID())
+                .jdbcUrl(url)
                 .jdbcCredentials("sa", "")
                 .schemaToolingAction(Action.CREATE_DROP)
                 .managedClass(entity);
@@ -269,6 +295,9 @@ class FencingIntegratorIT {
         @Id
         long id;
 
+        @Version
+        long version;
+
         @FencingToken
         Long fence;
     }
@@ -278,6 +307,9 @@ class FencingIntegratorIT {
     static class TwoFences {
         @Id
         long id;
+
+        @Version
+        long version;
 
         @FencingToken
         long fence;
@@ -303,6 +335,9 @@ class FencingIntegratorIT {
         @Id
         long id;
 
+        @Version
+        long version;
+
         @Transient
         @FencingToken
         long fence;
@@ -314,6 +349,9 @@ class FencingIntegratorIT {
     static class JoinedBase {
         @Id
         long id;
+
+        @Version
+        long version;
 
         @FencingToken
         long fence;
@@ -331,6 +369,9 @@ class FencingIntegratorIT {
         @Id
         long id;
 
+        @Version
+        long version;
+
         @FencingToken
         long fence;
     }
@@ -339,6 +380,9 @@ class FencingIntegratorIT {
     static class NoListener {
         @Id
         long id = 1;
+
+        @Version
+        long version;
 
         @FencingToken
         long fence;
@@ -358,6 +402,9 @@ class FencingIntegratorIT {
         @Id
         long id = 1;
 
+        @Version
+        long version;
+
         String extra;
 
         @FencingToken
@@ -374,6 +421,9 @@ class FencingIntegratorIT {
         @Id
         long id = 1;
 
+        @Version
+        long version;
+
         String extra;
 
         @FencingToken
@@ -382,4 +432,27 @@ class FencingIntegratorIT {
 
     @Entity(name = "UnionChild")
     static class UnionChild extends UnionBase {}
+
+    @Entity
+    @EntityListeners(FencingListener.class)
+    static class NoVersion {
+        @Id
+        long id;
+
+        @FencingToken
+        long fence;
+    }
+
+    @Entity
+    @EntityListeners(FencingListener.class)
+    static class TimestampVersion {
+        @Id
+        long id;
+
+        @Version
+        java.time.Instant version;
+
+        @FencingToken
+        long fence;
+    }
 }

@@ -1,6 +1,8 @@
 package dev.fencedlock.jpa;
 
-/** The fenced-write tests on H2, the embedded default. */
+import dev.fencedlock.testkit.db.TestDatabase;
+
+/** The fenced-write tests on H2. */
 class H2FencedWriteIT extends AbstractFencedWriteIT {
     @Override
     protected TestDatabase.Kind kind() {

@@ -4,6 +4,7 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.EntityListeners;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
+import jakarta.persistence.Version;
 
 /** Maps a table that gained its fence column through an ALTER TABLE migration. */
 @Entity
@@ -14,6 +15,9 @@ public class LegacyStock {
     private long id;
 
     private int quantity;
+
+    @Version
+    private long version;
 
     @FencingToken
     private long fence;

@@ -6,6 +6,7 @@ import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
+import jakarta.persistence.Version;
 
 /** A fenced entity whose id the database generates on insert. */
 @Entity
@@ -17,6 +18,9 @@ public class LogEntry {
     private Long id;
 
     private String message;
+
+    @Version
+    private long version;
 
     @FencingToken
     private long fence;

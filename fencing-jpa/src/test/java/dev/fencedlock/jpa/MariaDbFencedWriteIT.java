@@ -1,6 +1,8 @@
 package dev.fencedlock.jpa;
 
-/** The fenced-write tests on MariaDB (127.0.0.1:3306, database test). */
+import dev.fencedlock.testkit.db.TestDatabase;
+
+/** The fenced-write tests on MariaDb. */
 class MariaDbFencedWriteIT extends AbstractFencedWriteIT {
     @Override
     protected TestDatabase.Kind kind() {

@@ -1,6 +1,8 @@
 package dev.fencedlock.jpa;
 
-/** The fenced-write tests on PostgreSQL (127.0.0.1:5432, database test). */
+import dev.fencedlock.testkit.db.TestDatabase;
+
+/** The fenced-write tests on PostgreSql. */
 class PostgreSqlFencedWriteIT extends AbstractFencedWriteIT {
     @Override
     protected TestDatabase.Kind kind() {

@@ -1,45 +1,97 @@
 package dev.fencedlock.internal;
 
+import dev.fencedlock.BackendStatus;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.LockEventListener;
 import dev.fencedlock.LockNames;
 import dev.fencedlock.internal.config.ProviderRegistry;
 import dev.fencedlock.spi.LeaseRuntime;
 import dev.fencedlock.spi.LockProvider;
 import dev.fencedlock.spi.LockProviderFactory;
 import dev.fencedlock.spi.MonotonicClock;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
-/** The {@link LockClient} behind {@link LockClient#create}: a provider plus its lease runtime. */
+/**
+ * The {@link LockClient} behind {@link LockClient#create}: the configured backend (provider plus
+ * lease runtime), and the {@code fencedlock.fallback} backend with its {@link Failover} when one is
+ * configured.
+ */
 public final class DefaultLockClient implements LockClient {
+    private static final LockEventListener NO_LISTENER = new LockEventListener() {};
+
     private final LockConfig config;
-    private final LeaseRuntime runtime;
-    private final LockProvider provider;
+    private final Backend primary;
+    private final Failover failover;
+    private final LockEventListener listener;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private DefaultLockClient(LockConfig config, LeaseRuntime runtime, LockProvider provider) {
+    private DefaultLockClient(LockConfig config, Backend primary, Failover failover, LockEventListener listener) {
         this.config = config;
-        this.runtime = runtime;
-        this.provider = provider;
+        this.primary = primary;
+        this.failover = failover;
+        this.listener = listener;
     }
 
     /** Finds the configured backend's provider and connects it. */
     public static LockClient open(LockConfig config) {
+        return open(config, NO_LISTENER);
+    }
+
+    /** Finds the configured backend's provider and connects it, reporting to {@code listener}. */
+    public static LockClient open(LockConfig config, LockEventListener listener) {
         Objects.requireNonNull(config, "config");
-        LockProviderFactory factory = ProviderRegistry.forBackend(config.backend());
-        return open(config, runtime -> factory.create(config, runtime));
+        LockProviderFactory factory = ProviderRegistry.forBackend(LockConfig.BACKEND, config.backend());
+        return open(config, listener, runtime -> factory.create(config, runtime));
     }
 
     /** Connects the provider that {@code providerFactory} builds on the new client's runtime. */
     public static LockClient open(LockConfig config, Function<LeaseRuntime, LockProvider> providerFactory) {
+        return open(config, NO_LISTENER, providerFactory);
+    }
+
+    /**
+     * Connects the provider that {@code providerFactory} builds, and the configured fallback's
+     * provider if there is one.
+     *
+     * @throws IllegalArgumentException if the fallback is not on the classpath or rejects its
+     *     settings; nothing stays connected then
+     */
+    public static LockClient open(
+            LockConfig config, LockEventListener listener, Function<LeaseRuntime, LockProvider> providerFactory) {
         Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(listener, "listener");
         Objects.requireNonNull(providerFactory, "providerFactory");
-        LeaseRuntime runtime = new LeaseRuntime(config, MonotonicClock.SYSTEM);
+        LockProviderFactory fallbackFactory = config.fallback()
+                .map(name -> ProviderRegistry.forBackend(LockConfig.FALLBACK, name))
+                .orElse(null);
+        Backend primary = connect(config.backend(), config, listener, providerFactory);
+        if (fallbackFactory == null) {
+            return new DefaultLockClient(config, primary, null, listener);
+        }
         try {
-            return new DefaultLockClient(config, runtime, Objects.requireNonNull(providerFactory.apply(runtime)));
+            Backend fallback = connect(
+                    fallbackFactory.backend(), config, listener, runtime -> fallbackFactory.create(config, runtime));
+            return new DefaultLockClient(
+                    config, primary, new Failover(primary, fallback, listener, Failover.PROBE_INTERVAL), listener);
+        } catch (RuntimeException e) {
+            primary.close();
+            throw e;
+        }
+    }
+
+    private static Backend connect(
+            String name,
+            LockConfig config,
+            LockEventListener listener,
+            Function<LeaseRuntime, LockProvider> providerFactory) {
+        LeaseRuntime runtime = new LeaseRuntime(name, config, MonotonicClock.SYSTEM, listener);
+        try {
+            return new Backend(name, runtime, Objects.requireNonNull(providerFactory.apply(runtime)));
         } catch (RuntimeException e) {
             runtime.close();
             throw e;
@@ -52,7 +104,21 @@ public final class DefaultLockClient implements LockClient {
         if (closed.get()) {
             throw new IllegalStateException("LockClient for backend " + config.backend() + " is closed");
         }
-        return provider.lock(name);
+        if (failover == null && listener == NO_LISTENER) {
+            return primary.provider().lock(name);
+        }
+        return new ClientLock(name, primary, failover, listener, MonotonicClock.SYSTEM);
+    }
+
+    @Override
+    public List<BackendStatus> status() {
+        if (closed.get()) {
+            throw new IllegalStateException("LockClient for backend " + config.backend() + " is closed");
+        }
+        BackendStatus primaryStatus = primary.status();
+        return failover == null
+                ? List.of(primaryStatus)
+                : List.of(primaryStatus, failover.fallback().status());
     }
 
     @Override
@@ -66,14 +132,22 @@ public final class DefaultLockClient implements LockClient {
             return;
         }
         try {
-            runtime.close();
+            if (failover != null) {
+                failover.close();
+                failover.fallback().close();
+            }
         } finally {
-            provider.close();
+            primary.close();
         }
     }
 
     @Override
     public String toString() {
-        return "LockClient{backend=" + config.backend() + ", heldLeases=" + runtime.heldLeases() + "}";
+        return "LockClient{backend=" + config.backend()
+                + (failover == null
+                        ? ""
+                        : ", fallback=" + failover.fallback().name() + ", fallbackLeases="
+                                + failover.fallback().runtime().heldLeases())
+                + ", heldLeases=" + primary.runtime().heldLeases() + "}";
     }
 }

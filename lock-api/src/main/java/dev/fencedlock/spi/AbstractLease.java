@@ -2,6 +2,7 @@ package dev.fencedlock.spi;
 
 import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
+import dev.fencedlock.LeaseLostException.Reason;
 import dev.fencedlock.LeaseLostListener;
 import dev.fencedlock.LockException;
 import dev.fencedlock.internal.config.DurationFormat;
@@ -10,22 +11,29 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The lease lifecycle shared by every backend. A backend supplies two operations, {@link
- * #doExtend} and {@link #doRelease}; this class does the rest:
+ * The lease lifecycle shared by every backend. A backend supplies two blocking operations, {@link
+ * #doExtend} and {@link #doRelease}, for the caller's own {@link #extend} and {@link #close()}, and
+ * may supply their non-blocking forms, {@link #doExtendAsync} and {@link #doReleaseAsync}, which
+ * renewals and the release of a lost lease use; this class does the rest:
  *
  * <ol>
  *   <li>validity is kept on the runtime's monotonic clock, as the backend reported it;
- *   <li>an auto-renewing lease is extended every third of its lease time; a renewal that cannot
- *       reach the backend is retried while validity remains, a renewal that finds the lock gone
- *       marks the lease lost at once;
+ *   <li>an auto-renewing lease is extended on the renewal cadence that {@link LeaseRuntime}
+ *       documents (every third of its lease time); a renewal that cannot reach the backend is
+ *       retried while validity remains, a renewal that finds the lock gone marks the lease lost at
+ *       once. A renewal never blocks a scheduler thread: it starts {@link #doExtendAsync} and
+ *       handles the answer when it completes;
  *   <li>a watchdog marks the lease lost when its validity runs out (a fixed lease reaching its end,
  *       or renewals failing, or the hold-time cap reached);
  *   <li>on loss the backend is first asked to release whatever this grant may still hold there,
@@ -35,9 +43,11 @@ import org.slf4j.LoggerFactory;
  *       and releases on the backend; no renewal runs after it returns.
  * </ol>
  *
- * <p>Thread-safety: all public methods are thread-safe. {@link #doExtend} and {@link #doRelease}
- * are never called concurrently with each other for the same lease, and {@link #doRelease} is
- * called at most once.
+ * <p>Thread-safety: all public methods are thread-safe. The backend operations of one lease
+ * ({@link #doExtend}, {@link #doExtendAsync}, {@link #doRelease}, {@link #doReleaseAsync}) never
+ * overlap: each starts after the previous one completed (for the asynchronous ones: after its
+ * future completed), in the order they were asked for; one of the two release operations is
+ * called, at most once, and nothing follows it.
  */
 public abstract class AbstractLease implements Lease {
     private static final Logger log = LoggerFactory.getLogger(AbstractLease.class);
@@ -55,7 +65,7 @@ public abstract class AbstractLease implements Lease {
     private final LeaseRuntime runtime;
     private final long grantedAtNanos;
     private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
-    private final ReentrantLock backendCalls = new ReentrantLock();
+    private final Object calls = new Object();
     private final Object listenerGuard = new Object();
     private final List<LeaseLostListener> listeners = new ArrayList<>(2);
 
@@ -64,7 +74,8 @@ public abstract class AbstractLease implements Lease {
     private volatile ScheduledFuture<?> watchdogTask;
     private volatile boolean holdCapReached;
     private volatile RuntimeException lastRenewalFailure;
-    private boolean releasedOnBackend; // guarded by backendCalls
+    private boolean releasedOnBackend; // guarded by calls
+    private CompletableFuture<?> lastCall = CompletableFuture.completedFuture(null); // guarded by calls
     private LeaseLostException loss; // guarded by listenerGuard
 
     /**
@@ -98,9 +109,33 @@ public abstract class AbstractLease implements Lease {
 
     /**
      * Releases the lock on the backend if this grant still holds it. Must never release a later
-     * grant's lock. Called at most once, after closing or after a loss; exceptions are logged.
+     * grant's lock. Called at most once, on the thread that closes the lease; exceptions are logged.
      */
     protected abstract void doRelease();
+
+    /**
+     * The renewal form of {@link #doExtend}: starts the extension and returns without waiting for
+     * the backend. Called on a scheduler thread, which it must not block on I/O. The future
+     * completes with what {@link #doExtend} would return, or exceptionally with a {@link
+     * dev.fencedlock.LockUnavailableException} if the backend could not answer; it must complete
+     * within a bounded time (a backend's own request timeout), or the lease's later calls wait.
+     *
+     * <p>The default runs {@link #doExtend} on the runtime's bounded backend executor ({@link
+     * LeaseRuntime#backendExecutor()}), so that a blocking backend at least never holds up the
+     * scheduler; backends with asynchronous or pipelined I/O override it.
+     */
+    protected CompletableFuture<Optional<Duration>> doExtendAsync(Duration leaseTime) {
+        return CompletableFuture.supplyAsync(() -> doExtend(leaseTime), runtime.backendExecutor());
+    }
+
+    /**
+     * The release of a lost lease: the non-blocking form of {@link #doRelease}, with the same
+     * contract, called on a scheduler thread at most once (and then {@link #doRelease} is not). The
+     * default runs {@link #doRelease} on the runtime's backend executor.
+     */
+    protected CompletableFuture<Void> doReleaseAsync() {
+        return CompletableFuture.runAsync(this::doRelease, runtime.backendExecutor());
+    }
 
     /** Starts the watchdog and renewal; called once, by {@link AbstractFencedLock}, after the grant. */
     final void activate() {
@@ -117,6 +152,12 @@ public abstract class AbstractLease implements Lease {
     @Override
     public final String lockName() {
         return lockName;
+    }
+
+    /** The backend of the runtime this lease belongs to. */
+    @Override
+    public final String backend() {
+        return runtime.backend();
     }
 
     @Override
@@ -151,13 +192,23 @@ public abstract class AbstractLease implements Lease {
             throw new IllegalArgumentException("leaseTime must be positive, got "
                     + (newLeaseTime == null ? "null" : DurationFormat.format(newLeaseTime)));
         }
-        backendCalls.lock();
+        requireHeld();
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        CompletableFuture<?> previous;
+        synchronized (calls) {
+            if (releasedOnBackend) {
+                throw lossOrClosed();
+            }
+            previous = lastCall;
+            lastCall = mine;
+        }
         try {
+            awaitQuietly(previous);
             requireHeld();
             long start = runtime.clock().nanoTime();
             Optional<Duration> validity = doExtend(newLeaseTime);
             if (validity.isEmpty()) {
-                markLost("the extension found the lock no longer held by this lease", null);
+                markLost(Reason.TAKEN_OVER, "the extension found the lock no longer held by this lease", null);
                 throw lossOrClosed();
             }
             if (state.get() != State.HELD) {
@@ -165,14 +216,32 @@ public abstract class AbstractLease implements Lease {
             }
             validUntilNanos = start + validity.get().toNanos();
         } finally {
-            backendCalls.unlock();
+            mine.complete(null);
+        }
+    }
+
+    /** Waits for a backend call of this lease to complete, however it ended. */
+    private static void awaitQuietly(CompletableFuture<?> call) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                call.get();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (ExecutionException | CancellationException e) {
+                break;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 
     private void requireHeld() {
         State current = state.get();
         if (current == State.HELD && runtime.clock().nanoTime() - validUntilNanos >= 0) {
-            markLost(expiryReason(), null);
+            markLost(expiryKind(), expiryReason(), null);
         }
         if (state.get() != State.HELD) {
             throw lossOrClosed();
@@ -222,11 +291,19 @@ public abstract class AbstractLease implements Lease {
      * are told, and the backend release runs, on the runtime's scheduler.
      */
     protected final void markLost(String reason, Throwable cause) {
+        markLost(Reason.OTHER, reason, cause);
+    }
+
+    /**
+     * As {@link #markLost(String, Throwable)}, with the reason that {@link
+     * LeaseLostException#reason()} and {@link dev.fencedlock.LockEventListener#leaseLost} report.
+     */
+    protected final void markLost(Reason reason, String detail, Throwable cause) {
         if (!state.compareAndSet(State.HELD, State.LOST)) {
             return;
         }
         cancelTasks();
-        LeaseLostException exception = new LeaseLostException(lockName, token, reason, cause);
+        LeaseLostException exception = new LeaseLostException(lockName, token, reason, detail, cause);
         List<LeaseLostListener> toTell;
         synchronized (listenerGuard) {
             loss = exception;
@@ -234,14 +311,13 @@ public abstract class AbstractLease implements Lease {
             listeners.clear();
         }
         log.warn("{}", exception.getMessage());
-        runAsync(() -> {
-            releaseOnBackend();
-            runtime.notify(() -> {
-                for (LeaseLostListener listener : toTell) {
-                    tell(listener, exception);
-                }
-            });
-        });
+        runtime.leaseLost(this, exception);
+        releaseAsync()
+                .whenComplete((ignored, failure) -> runtime.notify(() -> {
+                    for (LeaseLostListener listener : toTell) {
+                        tell(listener, exception);
+                    }
+                }));
     }
 
     private void tell(LeaseLostListener listener, LeaseLostException exception) {
@@ -252,74 +328,156 @@ public abstract class AbstractLease implements Lease {
         }
     }
 
+    /** The release on {@link #close()}: on the caller's thread, after any call in flight. */
     private void releaseOnBackend() {
-        backendCalls.lock();
-        try {
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        CompletableFuture<?> previous;
+        synchronized (calls) {
             if (releasedOnBackend) {
-                return;
+                previous = lastCall;
+                mine = null;
+            } else {
+                releasedOnBackend = true;
+                previous = lastCall;
+                lastCall = mine;
             }
-            releasedOnBackend = true;
-            cancelTasks();
+        }
+        cancelTasks();
+        if (mine == null) {
+            awaitQuietly(previous); // a release already runs (that of a loss): close() returns after it
+            return;
+        }
+        try {
+            awaitQuietly(previous);
             doRelease();
         } catch (RuntimeException e) {
-            log.warn(
-                    "Could not release lock '{}' (token {}); it frees itself when its lease time passes: {}",
-                    lockName,
-                    token,
-                    e.toString());
+            logReleaseFailure(e);
         } finally {
-            backendCalls.unlock();
             runtime.unregister(this);
+            mine.complete(null);
         }
     }
 
-    private void renew() {
-        backendCalls.lock();
-        try {
-            if (state.get() != State.HELD) {
-                return;
+    /**
+     * The release after a loss: chained after any call in flight, never blocking the calling
+     * (scheduler) thread. The future completes when the release did, however it ended.
+     */
+    private CompletableFuture<Void> releaseAsync() {
+        CompletableFuture<Void> released;
+        synchronized (calls) {
+            if (releasedOnBackend) {
+                return lastCall.handle((ignored, failure) -> null);
             }
-            long now = runtime.clock().nanoTime();
-            if (now - validUntilNanos >= 0) {
-                markLost(expiryReason(), lastRenewalFailure);
-                return;
-            }
-            if (wouldExceedHoldCap(now)) {
-                holdCapReached = true;
-                return;
-            }
-            Optional<Duration> validity;
-            try {
-                validity = doExtend(leaseTime);
-            } catch (RuntimeException e) {
-                lastRenewalFailure = e;
-                if (!(e instanceof LockException)) {
-                    log.warn("Renewal of lock '{}' failed unexpectedly", lockName, e);
-                }
-                long left = validUntilNanos - runtime.clock().nanoTime();
-                log.debug(
-                        "Renewal of lock '{}' failed, {} ms of validity left: {}",
-                        lockName,
-                        left / 1_000_000,
-                        e.toString());
-                if (left > 0 && state.get() == State.HELD) {
-                    renewalTask =
-                            schedule(this::renew, Math.max(1_000_000L, Math.min(renewalPeriodNanos() / 4, left / 3)));
-                }
-                return;
-            }
-            if (validity.isEmpty()) {
-                markLost("a renewal found the lock no longer held by this lease", null);
-                return;
-            }
-            if (state.get() == State.HELD) {
-                lastRenewalFailure = null;
-                validUntilNanos = now + validity.get().toNanos();
-                renewalTask = schedule(this::renew, renewalPeriodNanos());
-            }
-        } finally {
-            backendCalls.unlock();
+            releasedOnBackend = true;
+            released = lastCall.handle((ignored, failure) -> null)
+                    .thenCompose(ignored -> doReleaseAsync())
+                    .handle((ignored, failure) -> {
+                        if (failure != null) {
+                            logReleaseFailure(failure);
+                        }
+                        runtime.unregister(this);
+                        return null;
+                    });
+            lastCall = released;
         }
+        cancelTasks();
+        return released;
+    }
+
+    private void logReleaseFailure(Throwable failure) {
+        Throwable cause =
+                failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        log.warn(
+                "Could not release lock '{}' (token {}); it frees itself when its lease time passes: {}",
+                lockName,
+                token,
+                cause.toString());
+    }
+
+    /**
+     * One renewal, on a scheduler thread: starts the extension and returns. The validity the
+     * backend grants is counted from {@code now}, taken before the extension was even queued
+     * behind another call of this lease, so it never runs later than the backend's own.
+     */
+    private void renew() {
+        long now = runtime.clock().nanoTime();
+        if (state.get() != State.HELD) {
+            return;
+        }
+        if (now - validUntilNanos >= 0) {
+            markLost(expiryKind(), expiryReason(), lastRenewalFailure);
+            return;
+        }
+        if (wouldExceedHoldCap(now)) {
+            holdCapReached = true;
+            return;
+        }
+        CompletableFuture<Optional<Duration>> extension;
+        synchronized (calls) {
+            if (releasedOnBackend) {
+                return;
+            }
+            extension = lastCall.handle((ignored, failure) -> null).thenCompose(ignored -> startExtension());
+            lastCall = extension;
+        }
+        extension.whenComplete((validity, failure) -> renewed(now, validity, failure));
+    }
+
+    private CompletableFuture<Optional<Duration>> startExtension() {
+        if (state.get() != State.HELD) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        try {
+            return doExtendAsync(leaseTime);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private void renewed(long startNanos, Optional<Duration> validity, Throwable failure) {
+        if (state.get() != State.HELD) {
+            return;
+        }
+        if (failure != null) {
+            RuntimeException e = unwrap(failure);
+            lastRenewalFailure = e;
+            if (!(e instanceof LockException)) {
+                log.warn("Renewal of lock '{}' failed unexpectedly", lockName, e);
+            }
+            long left = validUntilNanos - runtime.clock().nanoTime();
+            log.debug(
+                    "Renewal of lock '{}' failed, {} ms of validity left: {}",
+                    lockName,
+                    left / 1_000_000,
+                    e.toString());
+            if (left > 0) {
+                renewalTask = schedule(this::renew, retryDelayNanos(left));
+            }
+            return;
+        }
+        if (validity.isEmpty()) {
+            markLost(Reason.TAKEN_OVER, "a renewal found the lock no longer held by this lease", null);
+            return;
+        }
+        lastRenewalFailure = null;
+        validUntilNanos = startNanos + validity.get().toNanos();
+        renewalTask = schedule(this::renew, renewalPeriodNanos());
+        if (state.get() != State.HELD) {
+            cancelTasks(); // closed or lost meanwhile: the task just scheduled must not run
+        }
+    }
+
+    private static RuntimeException unwrap(Throwable failure) {
+        Throwable cause =
+                failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        return cause instanceof RuntimeException runtimeException
+                ? runtimeException
+                : new IllegalStateException(cause.toString(), cause);
+    }
+
+    /** The delay before retrying a failed renewal; see {@link LeaseRuntime} for the cadence. */
+    private long retryDelayNanos(long validityLeftNanos) {
+        return Math.max(1_000_000L, Math.min(renewalPeriodNanos() / 4, validityLeftNanos / 3));
     }
 
     private boolean wouldExceedHoldCap(long now) {
@@ -342,10 +500,14 @@ public abstract class AbstractLease implements Lease {
             return;
         }
         if (runtime.clock().nanoTime() - validUntilNanos >= 0) {
-            markLost(expiryReason(), lastRenewalFailure);
+            markLost(expiryKind(), expiryReason(), lastRenewalFailure);
         } else {
             scheduleWatchdog();
         }
+    }
+
+    private Reason expiryKind() {
+        return autoRenew && !holdCapReached ? Reason.RENEWAL_FAILED : Reason.EXPIRED;
     }
 
     private String expiryReason() {
@@ -364,14 +526,6 @@ public abstract class AbstractLease implements Lease {
             return runtime.scheduler().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
             return null;
-        }
-    }
-
-    private void runAsync(Runnable task) {
-        try {
-            runtime.scheduler().execute(task);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            task.run();
         }
     }
 

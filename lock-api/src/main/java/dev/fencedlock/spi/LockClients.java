@@ -2,6 +2,7 @@ package dev.fencedlock.spi;
 
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.LockEventListener;
 import dev.fencedlock.internal.DefaultLockClient;
 import java.util.function.Function;
 
@@ -19,5 +20,11 @@ public final class LockClients {
      */
     public static LockClient create(LockConfig config, Function<LeaseRuntime, LockProvider> provider) {
         return DefaultLockClient.open(config, provider);
+    }
+
+    /** As {@link #create(LockConfig, Function)}, reporting to {@code listener}. */
+    public static LockClient create(
+            LockConfig config, LockEventListener listener, Function<LeaseRuntime, LockProvider> provider) {
+        return DefaultLockClient.open(config, listener, provider);
     }
 }

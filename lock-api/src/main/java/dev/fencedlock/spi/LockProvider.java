@@ -1,5 +1,6 @@
 package dev.fencedlock.spi;
 
+import dev.fencedlock.BackendStatus;
 import dev.fencedlock.FencedLock;
 
 /**
@@ -13,6 +14,17 @@ public interface LockProvider extends AutoCloseable {
      * dev.fencedlock.LockNames#requireValid}; a backend that must encode it does so here.
      */
     FencedLock lock(String name);
+
+    /**
+     * What the backend knows of its nodes now, for health checks. Must not take a lock; may send a
+     * cheap request to each node but must return within about one node timeout. The default reports
+     * {@link BackendStatus.State#UNKNOWN} with no nodes, so a provider need not implement it.
+     *
+     * @param backend the backend name the client knows this provider by
+     */
+    default BackendStatus status(String backend) {
+        return BackendStatus.unknown(backend);
+    }
 
     /**
      * Closes the backend's connections. Called after every lease of the client has been released.

@@ -8,13 +8,18 @@ import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.NodeFailure;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -57,7 +62,7 @@ class AbstractLeaseTest {
         }
     }
 
-    private static ScriptedLease grant(LeaseRuntime runtime, ScriptedLease lease) throws InterruptedException {
+    private static <T extends AbstractLease> T grant(LeaseRuntime runtime, T lease) throws InterruptedException {
         AbstractFencedLock lock = new AbstractFencedLock("scripted", runtime) {
             @Override
             protected Optional<? extends AbstractLease> doAcquire(LeaseRequest request) {
@@ -66,6 +71,33 @@ class AbstractLeaseTest {
         };
         lock.tryAcquire(Duration.ZERO);
         return lease;
+    }
+
+    /**
+     * Waits until nothing more can happen to the runtime's leases: no housekeeping task is queued or
+     * running on the scheduler (a renewal scheduled after a release would stay queued, and fail this
+     * wait), then every loss notification handed to the notifier so far has been delivered.
+     */
+    private static void awaitQuiet(LeaseRuntime rt) throws InterruptedException {
+        // Releases and blocking backend calls run on the backend executor and hand their follow-up
+        // (listener notices) back to the notifier, so both pools must be idle before the notifier is.
+        ScheduledThreadPoolExecutor scheduler = (ScheduledThreadPoolExecutor) rt.scheduler();
+        ThreadPoolExecutor backend = (ThreadPoolExecutor) rt.backendExecutor();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!scheduler.getQueue().isEmpty()
+                || scheduler.getActiveCount() > 0
+                || !backend.getQueue().isEmpty()
+                || backend.getActiveCount() > 0) {
+            assertThat(System.nanoTime() - deadline)
+                    .as("scheduler and backend executor idle within 30 s; queued: %s", scheduler.getQueue())
+                    .isNegative();
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+        CountDownLatch delivered = new CountDownLatch(1);
+        rt.notify(delivered::countDown);
+        assertThat(delivered.await(30, TimeUnit.SECONDS))
+                .as("notifications delivered")
+                .isTrue();
     }
 
     private static LockUnavailableException unavailable() {
@@ -78,7 +110,9 @@ class AbstractLeaseTest {
         LeaseRuntime rt = runtime(LockConfig.builder());
         Duration leaseTime = Duration.ofSeconds(2);
         AtomicInteger failuresLeft = new AtomicInteger(2);
+        CountDownLatch fourRenewals = new CountDownLatch(4);
         ScriptedLease lease = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> {
+            fourRenewals.countDown();
             if (failuresLeft.getAndDecrement() > 0) {
                 throw unavailable();
             }
@@ -86,13 +120,9 @@ class AbstractLeaseTest {
         }));
         AtomicInteger losses = new AtomicInteger();
         lease.onLost((l, cause) -> losses.incrementAndGet());
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (lease.calls.stream().filter("extend"::equals).count() < 4 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertThat(lease.calls.stream().filter("extend"::equals).count())
+        assertThat(fourRenewals.await(30, TimeUnit.SECONDS))
                 .as("two failed and two successful renewals")
-                .isGreaterThanOrEqualTo(4);
+                .isTrue();
         assertThat(lease.isValid()).isTrue();
         assertThat(losses.get()).isZero();
         lease.close();
@@ -112,15 +142,16 @@ class AbstractLeaseTest {
         });
         assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
         assertThat(lease.isValid()).isFalse();
-        Thread.sleep(300);
+        awaitQuiet(rt);
         assertThat(losses.get()).isEqualTo(1);
         assertThat(lease.calls).contains("release");
     }
 
     @Test
     void holdTimeCapStopsRenewalAndTheLeaseRunsOut() throws Exception {
-        LeaseRuntime rt = runtime(LockConfig.builder().maxHoldTime(Duration.ofMillis(900)));
-        Duration leaseTime = Duration.ofMillis(300);
+        // a lease long enough that a busy machine's scheduling delays cannot expire it between renewals
+        LeaseRuntime rt = runtime(LockConfig.builder().maxHoldTime(Duration.ofMillis(1800)));
+        Duration leaseTime = Duration.ofMillis(600);
         long start = System.nanoTime();
         ScriptedLease lease = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> Optional.of(leaseTime)));
         CountDownLatch lost = new CountDownLatch(1);
@@ -131,8 +162,8 @@ class AbstractLeaseTest {
         });
         assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
         long heldMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        assertThat(heldMillis).as("held for ms (cap 900 ms)").isBetween(500L, 900L + 5_000L);
-        assertThat(reason.toString()).contains("hold-time cap of 900ms");
+        assertThat(heldMillis).as("held for ms (cap 1800 ms)").isBetween(1_000L, 1_800L + 5_000L);
+        assertThat(reason.toString()).contains("hold-time cap of 1800ms");
     }
 
     @Test
@@ -159,7 +190,7 @@ class AbstractLeaseTest {
         finishRenewal.countDown();
         closer.join(5_000);
         assertThat(closer.isAlive()).isFalse();
-        Thread.sleep(leaseTime.toMillis());
+        awaitQuiet(rt);
         assertThat(lease.calls).containsExactly("extend", "release");
     }
 
@@ -189,7 +220,7 @@ class AbstractLeaseTest {
         for (Thread reporter : reporters) {
             reporter.join();
         }
-        Thread.sleep(300);
+        awaitQuiet(rt);
         assertThat(first.get()).isEqualTo(1);
         assertThat(second.get()).isEqualTo(1);
         assertThat(lease.calls.stream().filter("release"::equals).count()).isEqualTo(1);
@@ -209,9 +240,64 @@ class AbstractLeaseTest {
         }
         List<String> afterRelease = List.copyOf(lease.calls);
         assertThat(afterRelease).as("the loss releases on the backend").endsWith("release");
-        Thread.sleep(leaseTime.multipliedBy(2).toMillis());
+        awaitQuiet(rt);
         Lease asLease = lease;
         assertThat(asLease.isValid()).isFalse();
         assertThat(lease.calls).as("no renewal after the release").containsExactlyElementsOf(afterRelease);
+    }
+
+    /** A backend whose renewals are asynchronous and never answer until the test says so. */
+    private static final class SilentLease extends AbstractLease {
+        final CompletableFuture<Optional<Duration>> answer = new CompletableFuture<>();
+        final AtomicInteger renewals = new AtomicInteger();
+
+        SilentLease(LeaseRuntime runtime, Duration leaseTime) {
+            super("silent", 1, leaseTime, true, runtime.clock().nanoTime() + leaseTime.toNanos(), runtime);
+        }
+
+        @Override
+        protected Optional<Duration> doExtend(Duration leaseTime) {
+            throw new AssertionError("renewals must use doExtendAsync");
+        }
+
+        @Override
+        protected CompletableFuture<Optional<Duration>> doExtendAsync(Duration leaseTime) {
+            renewals.incrementAndGet();
+            return answer;
+        }
+
+        @Override
+        protected void doRelease() {}
+
+        @Override
+        protected CompletableFuture<Void> doReleaseAsync() {
+            return CompletableFuture.completedFuture(null);
+        }
+    }
+
+    @Test
+    void renewalsThatNeverAnswerHoldUpNoOtherLease() throws Exception {
+        LeaseRuntime rt = runtime(LockConfig.builder());
+        Duration leaseTime = Duration.ofMillis(300);
+        List<SilentLease> silent = new ArrayList<>();
+        for (int i = 0; i < 4 * Math.max(2, Runtime.getRuntime().availableProcessors()); i++) {
+            silent.add(grant(rt, new SilentLease(rt, Duration.ofSeconds(60))));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(50);
+        while (silent.stream().anyMatch(l -> l.renewals.get() == 0) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(silent).as("silent leases whose renewal is in flight").allMatch(l -> l.renewals.get() == 1);
+        // more renewals now wait for silent nodes than the scheduler has threads
+        ScriptedLease healthy = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> Optional.of(leaseTime)));
+        while (healthy.calls.stream().filter("extend"::equals).count() < 5 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(healthy.calls.stream().filter("extend"::equals).count())
+                .as("renewals of the healthy lease while the others wait for silent nodes")
+                .isGreaterThanOrEqualTo(5);
+        assertThat(healthy.isValid()).isTrue();
+        silent.forEach(lease -> lease.answer.complete(Optional.of(Duration.ofSeconds(60))));
+        healthy.close();
     }
 }

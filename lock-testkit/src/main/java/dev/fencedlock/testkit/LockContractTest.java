@@ -42,7 +42,11 @@ public abstract class LockContractTest {
     private final List<LockClient> clients = Collections.synchronizedList(new ArrayList<>());
     private String testName;
 
-    /** A configuration for this backend, pointing at the test servers; the suite sets lease times. */
+    /**
+     * A configuration for this backend, pointing at the test servers; the suite sets lease times.
+     * A backend's own keys go in with {@code set}, e.g. {@code
+     * LockConfig.builder().backend("mine").set("fencedlock.mine.url", url)}.
+     */
     protected abstract LockConfig.Builder configuration();
 
     /**
@@ -82,10 +86,17 @@ public abstract class LockContractTest {
 
     /** A new client of this backend with the given lease time, closed after the test. */
     protected final LockClient newClient(Duration leaseTime) {
-        LockClient client =
-                LockClient.create(configuration().leaseTime(leaseTime).build());
+        LockClient client = createClient(configuration().leaseTime(leaseTime).build());
         clients.add(client);
         return client;
+    }
+
+    /**
+     * Opens a client on {@code config}; by default {@link LockClient#create}. A backend whose
+     * clients are built in code (for example on a data source the test owns) overrides it.
+     */
+    protected LockClient createClient(LockConfig config) {
+        return LockClient.create(config);
     }
 
     /** A lock name no other test uses. */
@@ -222,10 +233,15 @@ public abstract class LockContractTest {
         String name = uniqueName();
         Lease expired = stale.lock(name).acquire(Duration.ofSeconds(10), shortLease());
         CountDownLatch lost = new CountDownLatch(1);
-        expired.onLost((lease, cause) -> lost.countDown());
+        CompletableFuture<LeaseLostException> loss = new CompletableFuture<>();
+        expired.onLost((lease, cause) -> {
+            loss.complete(cause);
+            lost.countDown();
+        });
         assertThat(lost.await(shortLease().toMillis() + 10_000, TimeUnit.MILLISECONDS))
                 .as("fixed lease reported lost when it ran out")
                 .isTrue();
+        assertThat(loss.getNow(null).reason()).isEqualTo(LeaseLostException.Reason.EXPIRED);
         try (Lease next = current.lock(name).acquire(Duration.ofSeconds(10))) {
             expired.close();
             assertThat(next.isValid()).isTrue();
@@ -344,6 +360,9 @@ public abstract class LockContractTest {
         assertThat(late.getNow(null))
                 .as("a listener added after the loss is told at once")
                 .isNotNull();
+        assertThat(late.getNow(null).reason())
+                .as("the lock was found held by no one or another grant")
+                .isEqualTo(LeaseLostException.Reason.TAKEN_OVER);
         lease.close();
         Thread.sleep(shortLease().toMillis());
         assertThat(reports.get()).as("loss reports").isEqualTo(1);

@@ -15,9 +15,16 @@ package dev.fencedlock.redlock;
  *   <tr><td>{@code fencedlock:released:<name>}</td><td>pub/sub channel</td><td>a message on each
  *       release, which wakes waiting clients</td></tr>
  * </table>
+ *
+ * <p>And one key per node, {@value #LONGEST_LEASE}: the longest lease time in milliseconds any
+ * client has asked this node for (acquisitions and extensions), kept without expiry. Clients read
+ * it to size the default restart quarantine. An operator who shortens every lease for good may
+ * delete it on every node; it is rebuilt by the next acquisitions.
  */
 public final class RedlockKeys {
     public static final String PREFIX = "fencedlock:";
+    /** The key on each node holding the longest lease time asked of it, in milliseconds. */
+    public static final String LONGEST_LEASE = PREFIX + "longest-lease";
 
     private RedlockKeys() {}
 

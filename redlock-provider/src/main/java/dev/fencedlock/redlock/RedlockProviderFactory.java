@@ -2,9 +2,11 @@ package dev.fencedlock.redlock;
 
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.redlock.internal.RedlockProvider;
+import dev.fencedlock.spi.BackendSettings;
 import dev.fencedlock.spi.LeaseRuntime;
 import dev.fencedlock.spi.LockProvider;
 import dev.fencedlock.spi.LockProviderFactory;
+import java.util.Set;
 
 /**
  * The {@code redlock} backend: Redlock over N independent Redis masters, with a fencing token on
@@ -22,8 +24,8 @@ import dev.fencedlock.spi.LockProviderFactory;
  *   <li>Extension and release are compare-and-pexpire and compare-and-delete on all nodes.
  * </ol>
  *
- * <p>Settings ({@link LockConfig}): {@code fencedlock.redlock.nodes} (required), {@code
- * node-timeout}, {@code drift-factor}, {@code retry-delay}, {@code restart-quarantine}.
+ * <p>Settings: {@link RedlockSettings} ({@code fencedlock.redlock.nodes} required, {@code
+ * node-timeout}, {@code drift-factor}, {@code retry-delay}, {@code restart-quarantine}).
  *
  * <p>The restart quarantine keeps a node that restarted (and may have forgotten its locks) out of
  * the quorum until every lease it could have granted has run out, so it must be at least the longest
@@ -52,6 +54,17 @@ public final class RedlockProviderFactory implements LockProviderFactory {
     @Override
     public String backend() {
         return BACKEND;
+    }
+
+    @Override
+    public Set<String> keys() {
+        return RedlockSettings.KEYS;
+    }
+
+    /** Parses every value with {@link RedlockSettings#from}. */
+    @Override
+    public void validate(BackendSettings settings) {
+        RedlockSettings.from(settings);
     }
 
     /**

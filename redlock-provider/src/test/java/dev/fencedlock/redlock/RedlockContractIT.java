@@ -22,9 +22,9 @@ class RedlockContractIT extends LockContractTest {
         // healthy local node from answering within the 50 ms default
         return LockConfig.builder()
                 .backend(FreshNodesProviderFactory.BACKEND)
-                .redlockNodes(redis.servers().uris())
-                .redlockRestartQuarantine(Duration.ofNanos(1))
-                .redlockNodeTimeout(Duration.ofSeconds(1));
+                .set(RedlockSettings.NODES, redis.servers().uris())
+                .set(RedlockSettings.RESTART_QUARANTINE, Duration.ofNanos(1))
+                .set(RedlockSettings.NODE_TIMEOUT, Duration.ofSeconds(1));
     }
 
     /** Renewals must fit a 1 s node timeout with room to spare on a loaded build machine. */

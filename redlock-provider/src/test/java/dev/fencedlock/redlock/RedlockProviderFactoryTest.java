@@ -25,7 +25,7 @@ class RedlockProviderFactoryTest {
         LockConfig config = LockConfig.builder().backend("redlock").build();
         assertThatThrownBy(() -> LockClient.create(config))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(LockConfig.REDLOCK_NODES);
+                .hasMessageContaining(RedlockSettings.NODES);
     }
 
     @Test

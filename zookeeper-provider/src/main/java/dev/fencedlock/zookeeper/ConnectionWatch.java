@@ -34,6 +34,12 @@ import org.apache.curator.framework.state.ConnectionStateListener;
 class ConnectionWatch implements ConnectionStateListener {
     private final Set<ZooKeeperLease> leases = ConcurrentHashMap.newKeySet();
     private final AtomicLong interruptions = new AtomicLong();
+    private volatile ConnectionState last;
+
+    /** The last connection state Curator reported to this watch; null before the first report. */
+    ConnectionState lastState() {
+        return last;
+    }
 
     /** How many connection interruptions this watch has seen; only ever grows. */
     long interruptions() {
@@ -60,6 +66,7 @@ class ConnectionWatch implements ConnectionStateListener {
 
     @Override
     public void stateChanged(CuratorFramework client, ConnectionState newState) {
+        last = newState;
         if (newState == ConnectionState.CONNECTED || newState == ConnectionState.RECONNECTED) {
             return;
         }

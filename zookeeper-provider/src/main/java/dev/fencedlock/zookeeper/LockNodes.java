@@ -4,6 +4,8 @@ import dev.fencedlock.spi.MonotonicClock;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.CuratorFramework;
@@ -19,22 +21,28 @@ import org.slf4j.LoggerFactory;
  *
  * <p>These are the checks and clean-ups that must not wait for a connection, nor for a slow
  * server: a lease check while disconnected has its answer already (the connection watch revokes
- * the lease), and a check or release runs on the lease scheduler, whose few threads every lease of
- * the client shares, or on a caller's thread. So each operation fails at once when there is no
- * connection, and otherwise waits for the server's answer only as long as its caller says, at
- * most a fraction of the session timeout ({@link SessionBound#requestTimeoutNanos}), never for the
- * read timeout of the ZooKeeper client (two thirds of it) or for as long as a retry policy allows.
- * Requests are sent with the asynchronous API, so giving up on an answer leaves no thread behind.
+ * the lease), and a check or release starts on the lease scheduler, whose few threads every lease
+ * of the client shares, or on a caller's thread. So each operation fails at once when there is no
+ * connection; an ownership check never waits at all (its answer completes a future on
+ * ZooKeeper's event thread), and the other operations wait for the server's answer only as long
+ * as their caller says, at most a fraction of the session timeout ({@link
+ * SessionBound#requestTimeoutNanos}), never for the read timeout of the ZooKeeper client (two
+ * thirds of it) or for as long as a retry policy allows. Requests are sent with the asynchronous
+ * API, so giving up on an answer leaves no thread behind.
  * Only deletion falls back to Curator's background retries. Paths are relative to the Curator
  * namespace, as Curator's own operations take them.
  *
- * <p>Thread-safety: thread-safe (stateless besides the client).
+ * <p>Thread-safety: thread-safe.
  */
 final class LockNodes {
     private static final Logger log = LoggerFactory.getLogger(LockNodes.class);
 
+    /** The most ownership checks of one client that wait for the server at once. */
+    static final int MAX_CHECKS_IN_FLIGHT = 16_384;
+
     private final CuratorFramework curator;
     private final MonotonicClock clock;
+    private final Semaphore checksInFlight = new Semaphore(MAX_CHECKS_IN_FLIGHT);
 
     LockNodes(CuratorFramework curator, MonotonicClock clock) {
         this.curator = curator;
@@ -52,7 +60,7 @@ final class LockNodes {
     }
 
     /**
-     * Reads a node's stat with one request, waiting at most {@code waitNanos} for the answer.
+     * Reads a node's stat, after a {@code sync}, waiting at most {@code waitNanos} for the answer.
      *
      * @return the stat (null if the node does not exist) and when the request was handed over
      * @throws KeeperException with code {@code CONNECTIONLOSS} at once if not connected, or the
@@ -65,31 +73,83 @@ final class LockNodes {
 
     /**
      * Whether the node exists as the node created in transaction {@code czxid}, owned by session
-     * {@code sessionId}, and that session is still the client's.
+     * {@code sessionId}, and that session is still the client's. Never blocks: the answer
+     * completes the future on ZooKeeper's event thread.
      *
-     * @return when the read that found the node owned was handed over; empty if not owned
-     * @throws KeeperException with code {@code CONNECTIONLOSS} at once if not connected, or the
-     *     server's error
-     * @throws TimeoutException if no answer came within {@code waitNanos}
+     * <p>Backlog: at most {@value #MAX_CHECKS_IN_FLIGHT} checks of this client wait for the server
+     * at once (each holds its place until the server answers or the connection drops, which fails
+     * every request in flight); a check beyond that fails at once with {@link
+     * RejectedExecutionException}, which a renewal treats as "cannot tell" and retries while
+     * validity remains.
+     *
+     * @return completes with when the read that found the node owned was handed over, or empty
+     *     if not owned; exceptionally with {@link KeeperException} ({@code CONNECTIONLOSS} at once
+     *     if not connected), with {@link TimeoutException} if no answer came within {@code
+     *     waitNanos}, or with {@link RejectedExecutionException} if the backlog is full
      */
-    OptionalLong ownedSince(String nodePath, long sessionId, long czxid, long waitNanos)
-            throws KeeperException, InterruptedException, TimeoutException {
-        ZooKeeper zooKeeper = connectedHandle();
-        if (zooKeeper.getSessionId() != sessionId) {
-            return OptionalLong.empty();
+    CompletableFuture<OptionalLong> ownedSince(String nodePath, long sessionId, long czxid, long waitNanos) {
+        ZooKeeper zooKeeper;
+        try {
+            zooKeeper = connectedHandle();
+        } catch (KeeperException e) {
+            return CompletableFuture.failedFuture(e);
         }
-        NodeRead read = read(zooKeeper, nodePath, waitNanos);
-        Stat stat = read.stat();
-        boolean owned = stat != null && stat.getEphemeralOwner() == sessionId && stat.getCzxid() == czxid;
-        return owned ? OptionalLong.of(read.sentNanos()) : OptionalLong.empty();
+        if (zooKeeper.getSessionId() != sessionId) {
+            return CompletableFuture.completedFuture(OptionalLong.empty());
+        }
+        if (!checksInFlight.tryAcquire()) {
+            return CompletableFuture.failedFuture(new RejectedExecutionException(
+                    "more than " + MAX_CHECKS_IN_FLIGHT + " ownership checks are waiting for the server"));
+        }
+        return readAsync(zooKeeper, nodePath, checksInFlight::release)
+                .orTimeout(Math.max(0, waitNanos), TimeUnit.NANOSECONDS)
+                .thenApply(read -> {
+                    Stat stat = read.stat();
+                    boolean owned = stat != null && stat.getEphemeralOwner() == sessionId && stat.getCzxid() == czxid;
+                    return owned ? OptionalLong.of(read.sentNanos()) : OptionalLong.empty();
+                });
     }
 
     private NodeRead read(ZooKeeper zooKeeper, String nodePath, long waitNanos)
             throws KeeperException, InterruptedException, TimeoutException {
-        CompletableFuture<Stat> answer = new CompletableFuture<>();
+        return await(readAsync(zooKeeper, nodePath, () -> {}), waitNanos);
+    }
+
+    /**
+     * A {@code sync} followed, on the same session, by the {@code exists} read. The server answers a
+     * session's requests in order, so the read is answered only once the sync has gone through the
+     * leader: an answer shows that the server the client is connected to was in touch with the
+     * leader after the request was sent, and so had passed this session's earlier requests on to
+     * it (see {@link SessionBound}). A follower cut off from the leader, which would go on
+     * answering plain reads for {@code tickTime x syncLimit}, does not answer at all.
+     *
+     * @param onReply runs once, when the read's reply (or its failure) arrives
+     */
+    private CompletableFuture<NodeRead> readAsync(ZooKeeper zooKeeper, String nodePath, Runnable onReply) {
+        CompletableFuture<Void> synced = new CompletableFuture<>();
+        CompletableFuture<NodeRead> answer = new CompletableFuture<>();
         long sentNanos = clock.nanoTime();
-        zooKeeper.exists(inNamespace(nodePath), false, (rc, path, ctx, stat) -> settle(answer, rc, path, stat), null);
-        return new NodeRead(await(answer, waitNanos), sentNanos);
+        String path = inNamespace(nodePath);
+        zooKeeper.sync(path, (rc, p, ctx) -> settle(synced, rc, p), null);
+        zooKeeper.exists(
+                path,
+                false,
+                (rc, p, ctx, stat) -> {
+                    onReply.run();
+                    // the sync's reply came first: the replies of one session arrive in order
+                    synced.whenComplete((ignored, syncFailure) -> {
+                        KeeperException.Code code = KeeperException.Code.get(rc);
+                        if (syncFailure != null) {
+                            answer.completeExceptionally(syncFailure);
+                        } else if (code == KeeperException.Code.OK || code == KeeperException.Code.NONODE) {
+                            answer.complete(new NodeRead(stat, sentNanos));
+                        } else {
+                            answer.completeExceptionally(KeeperException.create(code, p));
+                        }
+                    });
+                },
+                null);
+        return answer;
     }
 
     /**
@@ -167,17 +227,23 @@ final class LockNodes {
         return false;
     }
 
-    /** Completes {@code answer} from a reply to a read; a missing node is an answer too, null. */
-    private static void settle(CompletableFuture<Stat> answer, int rc, String path, Stat stat) {
+    /** Completes {@code synced} from a reply to a sync. */
+    private static void settle(CompletableFuture<Void> synced, int rc, String path) {
         KeeperException.Code code = KeeperException.Code.get(rc);
-        if (code == KeeperException.Code.OK || code == KeeperException.Code.NONODE) {
-            answer.complete(stat);
+        if (code == KeeperException.Code.OK) {
+            synced.complete(null);
         } else {
-            answer.completeExceptionally(KeeperException.create(code, path));
+            synced.completeExceptionally(KeeperException.create(code, path));
         }
     }
 
-    private static Stat await(CompletableFuture<Stat> answer, long waitNanos)
+    /**
+     * Waits at most {@code waitNanos} for the answer to an asynchronous request.
+     *
+     * @throws KeeperException the server's error
+     * @throws TimeoutException if no answer came in time
+     */
+    static <T> T await(CompletableFuture<T> answer, long waitNanos)
             throws KeeperException, InterruptedException, TimeoutException {
         try {
             return answer.get(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
@@ -189,11 +255,16 @@ final class LockNodes {
         }
     }
 
-    private String inNamespace(String nodePath) {
+    String inNamespace(String nodePath) {
         return ZKPaths.fixForNamespace(curator.getNamespace(), nodePath);
     }
 
-    private ZooKeeper connectedHandle() throws KeeperException {
+    /**
+     * Curator's current raw handle, if it is connected.
+     *
+     * @throws KeeperException with code {@code CONNECTIONLOSS} if it is not
+     */
+    ZooKeeper connectedHandle() throws KeeperException {
         ZooKeeper zooKeeper;
         try {
             zooKeeper = curator.getZookeeperClient().getZooKeeper();

@@ -5,15 +5,33 @@ import java.time.Duration;
 /**
  * How long one answer from the server vouches for a lock node, and how long to wait for one.
  *
- * <p>A ZooKeeper server expires a session when it has heard nothing from the client for the
- * negotiated session timeout, counted from the last request it received (and rounded up to its
- * tick). So once a request sent at time {@code t} is answered, the session, and its ephemeral lock
- * node, cannot be expired by the server before {@code t + sessionTimeout}, whatever happens to the
- * client afterwards: a process that stops (GC, SIGSTOP, a frozen VM) still knows that its grant
- * ends then, without hearing anything from Curator. The client measures {@code t} before handing
- * the request over, so its {@code t} is never later than the real send. The bound is the session
- * timeout less a drift allowance, as in Redlock: 1% of the timeout plus 2 ms, for clock-rate
- * differences between the client and the server.
+ * <p>ZooKeeper's leader expires a session when it has heard of no request of it for the
+ * negotiated session timeout (rounded up to its tick). A client connected to the leader is heard
+ * at once. A client connected to a follower is heard late: the follower tells the leader which
+ * sessions it heard from in its replies to the leader's pings, which come every half tick; a
+ * follower cut off from the leader tells it nothing more, yet goes on answering plain reads for
+ * {@code tickTime x syncLimit} (10 s with stock settings), while the leader expires the session
+ * and hands the lock on. So an ownership check is a {@code sync} followed by the read ({@link
+ * LockNodes}): an answer shows that the follower reached the leader after the check was sent.
+ * Once a check sent at {@code t} is answered, the leader has heard of every request of the
+ * session that reached the follower half a tick before {@code t} or earlier, and the session
+ * sends one at least every third of the timeout (the ZooKeeper client pings when idle that long).
+ * So the leader cannot expire the session before {@code t + timeout - tick/2 - timeout/3}.
+ *
+ * <p><b>Assumption:</b> the tick is at most half the negotiated session timeout. ZooKeeper makes
+ * it so unless its {@code minSessionTimeout} is configured below the default of two ticks; such a
+ * setting breaks the bound. With it, the bound is {@code timeout - timeout/4 - timeout/3}, five
+ * twelfths of the session timeout, less a drift allowance as in Redlock (1% of the timeout plus 2
+ * ms) for clock-rate differences between the client and the servers. The client measures {@code
+ * t} before handing the request over, so its {@code t} is never later than the real send.
+ *
+ * <p>The bound is measured on the client's monotonic clock. It holds through a stopped process
+ * (a GC pause, SIGSTOP): the monotonic clock runs on while the process does not, so a grant ends
+ * on time however long the process was stopped. It does not hold where the monotonic clock itself
+ * stops: a suspended host, or a VM whose hypervisor hides the time it was paused from the guest's
+ * monotonic clock. After such a freeze a lease may look valid for up to the bound although the
+ * server expired its session and handed the lock on meanwhile (until the client hears of the
+ * expiry); only the fencing token keeps data safe then.
  *
  * <p>Thread-safe (stateless).
  */
@@ -32,13 +50,15 @@ final class SessionBound {
     private SessionBound() {}
 
     /**
-     * How long after sending a request that the server answered the session is known to live.
+     * How long after sending a check that the server answered the session is known to live: five
+     * twelfths of the session timeout, less the drift allowance (see the class description).
      *
      * @throws IllegalArgumentException if {@code sessionTimeoutMs} is not positive (no session)
      */
     static long validityNanos(int sessionTimeoutMs) {
         long timeout = timeoutNanos(sessionTimeoutMs);
-        return timeout - (long) (timeout * DRIFT_FACTOR) - MIN_DRIFT_NANOS;
+        long unreported = timeout / 4 + timeout / 3;
+        return timeout - unreported - (long) (timeout * DRIFT_FACTOR) - MIN_DRIFT_NANOS;
     }
 
     /** How long one request to the server may take before the caller stops waiting for it. */

@@ -3,6 +3,7 @@ package dev.fencedlock.zookeeper;
 import dev.fencedlock.spi.AbstractFencedLock;
 import dev.fencedlock.spi.LeaseRequest;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
@@ -26,26 +27,31 @@ import org.apache.zookeeper.data.Stat;
  *       now: after a session expired and a new one was opened, Curator can still see the old
  *       session's node, not yet deleted, first in line, and would report a grant that the server
  *       is about to take away (CURATOR-604). Such a grant is discarded (its node deleted) and the
- *       acquisition starts again. The lease's validity counts from the send time of the create;
- *       if the grant came after waiting in line for longer than a check period, the node is read
- *       again and validity counts from that read (see {@link ZooKeeperLease}).
+ *       acquisition starts again, unless the wait is over: then the acquisition ends empty, so a
+ *       grant that can never be handed out (a lease time shorter than a round trip) cannot make it
+ *       spin.
+ *   <li>Issue the fencing token ({@link LockTokens}): one transaction that checks the lock node
+ *       still exists and records the token on the lock's token node. The token follows the one
+ *       token order of all backends ({@link dev.fencedlock.spi.TokenOrder}): at least the leader's
+ *       wall clock at that write shifted left 16 bits, and above every token issued earlier for
+ *       the lock name in this ensemble, also after its container node was reaped or its
+ *       transaction ids restarted. The lease's validity counts from that write's send time, since
+ *       its answer shows the node still there.
  *   <li>Track the lease in the {@link ConnectionWatch}. If the connection was interrupted at any
  *       point since step 2, the lease may have missed that event, so the node's existence and
  *       owner are confirmed with the server; a grant that cannot be confirmed is discarded as in
- *       step 3. So is a grant whose lease an interruption already revoked: it is never handed
- *       out, and its node is deleted by closing it.
- *   <li>The fencing token is the lock node's {@code czxid}, the id of the transaction that created
- *       it. Transaction ids only grow across the whole ensemble, also across leader changes and
- *       when the container parent is deleted and re-created, which resets the sequential suffix.
- *       A later grant's node was created after an earlier grant's node, so its token is larger.
+ *       step 3. So is a grant whose lease an interruption already revoked, or that ran out before
+ *       it could be handed out: it is never handed out, and closing it deletes its node and lets
+ *       the watch go of it.
  * </ol>
  *
  * <p>Why a fresh {@code InterProcessMutex} per acquisition: the recipe is reentrant per thread and
  * per instance, and its {@code release()} must run on the acquiring thread. A new instance makes
  * every acquisition a new contender (so a second acquire from the same thread waits in line, as
  * the contract requires) and lets the lease release from any thread by deleting exactly its own
- * node. The instance is cheap to build (no I/O), and the round trips are those of the plain recipe:
- * create, list children (plus a watch on the predecessor while waiting), and delete on release.
+ * node. The instance is cheap to build (no I/O), and the round trips are those of the plain recipe,
+ * create, list children (plus a watch on the predecessor while waiting) and delete on release, plus
+ * the token write of step 4 (the token node's read goes out with the create).
  * {@code InterProcessSemaphoreMutex} would also be non-reentrant, but it needs a lease node and an
  * inner mutex, about twice the round trips.
  *
@@ -54,11 +60,13 @@ import org.apache.zookeeper.data.Stat;
 final class ZooKeeperFencedLock extends AbstractFencedLock {
     private final ZooKeeperLockProvider provider;
     private final String lockPath;
+    private final String tokenPath;
 
-    ZooKeeperFencedLock(String name, String lockPath, ZooKeeperLockProvider provider) {
+    ZooKeeperFencedLock(String name, String lockPath, String tokenPath, ZooKeeperLockProvider provider) {
         super(name, provider.runtime());
         this.provider = provider;
         this.lockPath = lockPath;
+        this.tokenPath = tokenPath;
     }
 
     ZooKeeperLockProvider provider() {
@@ -70,11 +78,17 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
         return lockPath;
     }
 
+    /** The persistent znode that records this lock's last token ({@link LockTokens}). */
+    String tokenPath() {
+        return tokenPath;
+    }
+
     @Override
     protected Optional<ZooKeeperLease> doAcquire(LeaseRequest request) throws InterruptedException {
         while (true) {
             provider.awaitConnected(request);
             long interruptionsBefore = provider.watch().interruptions();
+            CompletableFuture<LockTokens.Record> tokenRead = provider.tokens().prefetch(tokenPath);
             LockNodeDriver driver = new LockNodeDriver(runtime().clock());
             boolean acquired;
             try {
@@ -94,77 +108,96 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
                 return Optional.empty();
             }
             long grantedAtNanos = runtime().clock().nanoTime();
-            Optional<ZooKeeperLease> lease = confirm(request, driver, interruptionsBefore, grantedAtNanos);
-            if (lease.isPresent()) {
+            Optional<ZooKeeperLease> lease = confirm(request, driver, tokenRead, interruptionsBefore, grantedAtNanos);
+            if (lease.isPresent() || waitLeftNanos(request) <= 0) {
                 return lease;
             }
         }
     }
 
+    /**
+     * Steps 3 to 5 of the acquisition: checks the grant, issues its token and hands the lease out,
+     * or discards the grant (recording why in {@code request}) and returns empty.
+     */
     private Optional<ZooKeeperLease> confirm(
-            LeaseRequest request, LockNodeDriver driver, long interruptionsBefore, long grantedAtNanos)
+            LeaseRequest request,
+            LockNodeDriver driver,
+            CompletableFuture<LockTokens.Record> tokenRead,
+            long interruptionsBefore,
+            long grantedAtNanos)
             throws InterruptedException {
         String nodePath = driver.createdPath();
         LockNodes.Session session = provider.nodes().currentSession();
-        Stat stat = driver.createdStat();
-        long confirmedSentNanos = driver.createSentNanos();
+        ZooKeeperLease lease;
         try {
             if (!session.exists()) {
-                provider.discardGrant(name(), nodePath, "the client has no session now");
-                return Optional.empty();
+                return discard(request, nodePath, "the client has no session now");
             }
-            if (stat == null || isStale(confirmedSentNanos, request, session)) {
-                LockNodes.NodeRead read =
-                        provider.nodes().read(nodePath, SessionBound.requestTimeoutNanos(session.timeoutMs()));
-                stat = read.stat();
-                confirmedSentNanos = read.sentNanos();
+            long waitNanos = SessionBound.requestTimeoutNanos(session.timeoutMs());
+            Stat stat = driver.createdStat();
+            if (stat == null) {
+                stat = provider.nodes().read(nodePath, waitNanos).stat();
             }
             if (stat == null) {
-                provider.discardGrant(name(), nodePath, "its lock node is gone");
-                return Optional.empty();
+                return discard(request, nodePath, "its lock node is gone");
             }
             if (stat.getEphemeralOwner() != session.id()) {
-                provider.discardGrant(
-                        name(), nodePath, "its lock node belongs to an earlier session, which the server will expire");
-                return Optional.empty();
+                return discard(
+                        request, nodePath, "its lock node belongs to an earlier session, which the server will expire");
             }
-            ZooKeeperLease lease = new ZooKeeperLease(
-                    this, request, nodePath, stat.getCzxid(), session, grantedAtNanos, confirmedSentNanos);
-            provider.watch().track(lease);
+            LockTokens.Issued issued = provider.tokens().issue(tokenPath, nodePath, session.id(), tokenRead, waitNanos);
+            lease = new ZooKeeperLease(
+                    this,
+                    request,
+                    nodePath,
+                    issued.token(),
+                    stat.getCzxid(),
+                    session,
+                    grantedAtNanos,
+                    issued.sentNanos());
+        } catch (InterruptedException e) {
+            provider.nodes().delete(nodePath, 0);
+            throw e;
+        } catch (KeeperException | TimeoutException | RuntimeException e) {
+            return discard(request, nodePath, "the grant could not be confirmed: " + e);
+        }
+        provider.watch().track(lease);
+        try {
             if (provider.watch().interruptions() != interruptionsBefore
                     && provider.ownedSince(
                                     name(),
                                     nodePath,
                                     session.id(),
-                                    stat.getCzxid(),
+                                    lease.czxid(),
                                     SessionBound.requestTimeoutNanos(session.timeoutMs()))
                             .isEmpty()) {
-                provider.discardGrant(lease, "the connection was interrupted and the grant could not be confirmed");
-                return Optional.empty();
+                return discard(request, lease, "the connection was interrupted and the grant could not be confirmed");
             }
             if (!lease.isValid()) {
-                provider.discardGrant(lease, "a connection interruption revoked it before it was handed out");
-                return Optional.empty();
+                return discard(
+                        request,
+                        lease,
+                        "it was revoked or ran out before it could be handed out (lease time "
+                                + request.leaseTime().toMillis() + "ms)");
             }
             lease.startChecks();
             return Optional.of(lease);
-        } catch (InterruptedException e) {
-            provider.nodes().delete(nodePath, 0);
-            throw e;
-        } catch (KeeperException | TimeoutException | RuntimeException e) {
-            provider.discardGrant(name(), nodePath, "the grant could not be confirmed: " + e);
-            return Optional.empty();
+        } catch (RuntimeException e) {
+            // From here on the lease is tracked: only closing it lets the connection watch go of it.
+            return discard(request, lease, "the grant could not be confirmed: " + e);
         }
     }
 
-    /**
-     * Whether the create's answer is too old to start the lease from: a grant that came after
-     * waiting in line for longer than a check period would start with little or no validity left,
-     * so its ownership is read again first.
-     */
-    private boolean isStale(long sentNanos, LeaseRequest request, LockNodes.Session session) {
-        long age = runtime().clock().nanoTime() - sentNanos;
-        return age > SessionBound.checkPeriodNanos(SessionBound.nanos(request.leaseTime()), session.timeoutMs());
+    private Optional<ZooKeeperLease> discard(LeaseRequest request, String nodePath, String reason) {
+        request.recordAttempt("a grant was discarded: " + reason);
+        provider.discardGrant(name(), nodePath, reason);
+        return Optional.empty();
+    }
+
+    private Optional<ZooKeeperLease> discard(LeaseRequest request, ZooKeeperLease lease, String reason) {
+        request.recordAttempt("a grant was discarded: " + reason);
+        provider.discardGrant(lease, reason);
+        return Optional.empty();
     }
 
     private long waitLeftNanos(LeaseRequest request) {

@@ -6,6 +6,8 @@ import dev.fencedlock.spi.LeaseRequest;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -15,8 +17,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One grant of a ZooKeeper lock: the ephemeral lock node {@link #nodePath()}, owned by session
- * {@link #sessionId()}, whose creating transaction id is the fencing token.
+ * One grant of a ZooKeeper lock: the ephemeral lock node {@link #nodePath()}, created in
+ * transaction {@link #czxid()} and owned by session {@link #sessionId()}, with the fencing token
+ * that {@link LockTokens} issued for it.
  *
  * <p>ZooKeeper lock nodes have no time to live: a node lasts as long as its session, and the
  * server may expire the session, and so hand the lock on, while this process is stopped and hears
@@ -43,20 +46,26 @@ import org.slf4j.LoggerFactory;
  * that runs out is marked lost by the base class, which then calls {@link #doRelease()} to delete
  * the node.
  *
- * <p>The ownership check is an {@code exists} read served by the server the client is connected
- * to. A follower that has not yet applied the leader's expiry of the session may still show the
- * node; the fencing token, not validity, is what keeps data safe in that case.
+ * <p>The ownership check is a {@code sync} and an {@code exists} read on the server the client is
+ * connected to. The sync makes it hold in an ensemble: a follower cut off from the leader, which
+ * would go on showing the node while the leader expires the session, cannot answer it, so the
+ * lease runs out instead of being renewed (see {@link SessionBound}).
  *
- * <p>Thread-safety: as {@link AbstractLease}. Ownership checks run on the lease scheduler.
+ * <p>Thread-safety: as {@link AbstractLease}. Ownership checks are sent from the lease scheduler
+ * without waiting; their answers arrive on ZooKeeper's event thread.
  */
 final class ZooKeeperLease extends AbstractLease {
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperLease.class);
 
-    /** Set while a scheduled check of this lease runs, so that {@link #doExtend} keeps the lease end. */
-    private static final ThreadLocal<ZooKeeperLease> CHECKING = new ThreadLocal<>();
+    /**
+     * Set while the answer of a scheduled check of a fixed lease is applied: {@link #doExtend} takes
+     * it instead of asking the server, and keeps the lease end.
+     */
+    private static final ThreadLocal<CheckAnswer> CHECKED = new ThreadLocal<>();
 
     private final ZooKeeperLockProvider provider;
     private final String nodePath;
+    private final long czxid;
     private final long sessionId;
     private final int sessionTimeoutMs;
     private final long boundNanos;
@@ -71,25 +80,27 @@ final class ZooKeeperLease extends AbstractLease {
      * @param session the session that owns the node, with its negotiated timeout
      * @param grantedAtNanos when the recipe reported the grant; a fixed lease's time counts from here
      * @param confirmedSentNanos when the last request that found the node owned by {@code session}
-     *     was sent (the create, or a read after it)
+     *     was sent (the token write, which checks the node in the same transaction)
      */
     ZooKeeperLease(
             ZooKeeperFencedLock lock,
             LeaseRequest request,
             String nodePath,
+            long token,
             long czxid,
             LockNodes.Session session,
             long grantedAtNanos,
             long confirmedSentNanos) {
         super(
                 lock.name(),
-                czxid,
+                token,
                 grantedLeaseTime(request, session.timeoutMs()),
                 request.autoRenew(),
                 initialValidUntil(request, session.timeoutMs(), grantedAtNanos, confirmedSentNanos),
                 lock.provider().runtime());
         this.provider = lock.provider();
         this.nodePath = nodePath;
+        this.czxid = czxid;
         this.sessionId = session.id();
         this.sessionTimeoutMs = session.timeoutMs();
         this.boundNanos = SessionBound.validityNanos(session.timeoutMs());
@@ -119,12 +130,18 @@ final class ZooKeeperLease extends AbstractLease {
         return nodePath;
     }
 
+    /** The id of the transaction that created the lock node: tells this grant's node from any other. */
+    long czxid() {
+        return czxid;
+    }
+
     long sessionId() {
         return sessionId;
     }
 
     void connectionInterrupted(ConnectionState state) {
         markLost(
+                LeaseLostException.Reason.SESSION_LOST,
                 "the ZooKeeper connection was " + state + ", so the session that owns lock node " + nodePath
                         + " may be gone",
                 null);
@@ -141,49 +158,96 @@ final class ZooKeeperLease extends AbstractLease {
      * Checks with the server that the lock node still exists and is still owned by this lease's
      * session, rather than trusting the connection state alone: it also catches a node deleted by
      * an operator, or a session that the server expired before this client noticed. The validity
-     * returned runs from the check's send time, as the class documentation describes.
+     * returned runs from the check's send time, as the class documentation describes. Blocks the
+     * caller (a caller's own {@link #extend}) for at most a fraction of the session timeout; the
+     * renewals and scheduled checks never come here to ask the server.
      */
     @Override
     protected Optional<Duration> doExtend(Duration leaseTime) {
-        long callNanos = provider.runtime().clock().nanoTime();
+        CheckAnswer scheduled = CHECKED.get();
+        OptionalLong sentNanos;
+        if (scheduled != null) {
+            sentNanos = scheduled.sentNanos();
+        } else {
+            try {
+                sentNanos = askServer(now()).join();
+            } catch (CompletionException e) {
+                throw e.getCause() instanceof RuntimeException failure ? failure : e;
+            }
+        }
+        return validity(leaseTime, sentNanos, scheduled == null);
+    }
+
+    /** The renewal of an auto-renewing lease: asks the server and returns without waiting. */
+    @Override
+    protected CompletableFuture<Optional<Duration>> doExtendAsync(Duration leaseTime) {
+        return askServer(now()).thenApply(sentNanos -> validity(leaseTime, sentNanos, false));
+    }
+
+    /**
+     * Starts an ownership check that waits for the server at most a fraction of the session
+     * timeout, and no longer than the validity left.
+     */
+    private CompletableFuture<OptionalLong> askServer(long callNanos) {
         long waitNanos = Math.min(
                 SessionBound.requestTimeoutNanos(sessionTimeoutMs), remaining().toNanos());
-        OptionalLong sentNanos;
-        try {
-            if (waitNanos <= 0) {
-                throw tooLate(callNanos, "the lease's validity ran out before its ownership could be checked");
-            }
-            sentNanos = provider.ownedSince(lockName(), nodePath, sessionId, token(), waitNanos);
-            if (sentNanos.isPresent() && remaining().isZero()) {
-                // However the waiting thread was scheduled: an answer after the end revives nothing.
-                throw tooLate(callNanos, "the server's answer came after the lease's validity ran out");
-            }
-        } catch (RuntimeException e) {
-            if (!autoRenewing()) {
-                scheduleRetry();
-            }
-            throw e;
+        if (waitNanos <= 0) {
+            return CompletableFuture.failedFuture(
+                    tooLate(callNanos, "the lease's validity ran out before its ownership could be checked"));
         }
+        return provider.ownedSinceAsync(lockName(), nodePath, sessionId, czxid, waitNanos)
+                .thenApply(sentNanos -> {
+                    if (sentNanos.isPresent() && remaining().isZero()) {
+                        // However the answer was scheduled: an answer after the end revives nothing.
+                        throw tooLate(callNanos, "the server's answer came after the lease's validity ran out");
+                    }
+                    return sentNanos;
+                });
+    }
+
+    /**
+     * The validity an answer gives, counted from now (the base class counts it from a moment no
+     * later, so never past what the answer vouches for).
+     *
+     * @param newLeaseTime whether a fixed lease's end moves to now plus {@code leaseTime} (a
+     *     caller's {@link #extend}), rather than staying (a scheduled check)
+     */
+    private Optional<Duration> validity(Duration leaseTime, OptionalLong sentNanos, boolean newLeaseTime) {
         if (sentNanos.isEmpty()) {
             cancelChecks();
             return Optional.empty();
         }
+        long nowNanos = now();
         long validUntilNanos;
         if (autoRenewing()) {
             validUntilNanos = sentNanos.getAsLong() + Math.min(SessionBound.nanos(leaseTime), boundNanos);
         } else {
-            if (CHECKING.get() != this) {
-                endNanos = callNanos + SessionBound.nanos(leaseTime);
+            if (newLeaseTime) {
+                endNanos = nowNanos + SessionBound.nanos(leaseTime);
                 checkPeriodNanos = SessionBound.checkPeriodNanos(SessionBound.nanos(leaseTime), sessionTimeoutMs);
             }
             validUntilNanos = Math.min(endNanos, sentNanos.getAsLong() + boundNanos);
             scheduleNextCheck();
         }
-        return Optional.of(Duration.ofNanos(validUntilNanos - callNanos));
+        if (validUntilNanos - nowNanos <= 0) {
+            throw tooLate(nowNanos, "the server's answer came after the lease's validity ran out");
+        }
+        return Optional.of(Duration.ofNanos(validUntilNanos - nowNanos));
+    }
+
+    private long now() {
+        return provider.runtime().clock().nanoTime();
     }
 
     private RuntimeException tooLate(long startNanos, String what) {
         return provider.unavailable(lockName(), startNanos, new TimeoutException(what));
+    }
+
+    /** The release of a lost lease: the deletion is sent, never waited for. */
+    @Override
+    protected CompletableFuture<Void> doReleaseAsync() {
+        doRelease();
+        return CompletableFuture.completedFuture(null);
     }
 
     /**
@@ -204,20 +268,37 @@ final class ZooKeeperLease extends AbstractLease {
     }
 
     /**
-     * One scheduled ownership check of a fixed lease, through {@link #extend} so that the base
-     * class applies its rules (no check of a lease that is lost, closed or has run out) and takes
-     * the validity it returns. The argument is ignored: {@link #doExtend} keeps the lease end.
+     * One scheduled ownership check of a fixed lease, on the scheduler: sends the check and
+     * returns. The answer is applied on the runtime's backend executor through {@link #extend}, so
+     * that the base class applies its rules (no check of a lease that is lost, closed or has run
+     * out) and takes the validity; {@link #doExtend} then uses the answer and keeps the lease end.
      */
     private void check() {
-        CHECKING.set(this);
+        askServer(now()).whenComplete((sentNanos, failure) -> {
+            try {
+                provider.runtime().backendExecutor().execute(() -> apply(sentNanos, failure));
+            } catch (RejectedExecutionException e) {
+                scheduleRetry();
+            }
+        });
+    }
+
+    private void apply(OptionalLong sentNanos, Throwable failure) {
+        if (failure != null) {
+            log.debug("Ownership check of lock '{}' (token {}) failed: {}", lockName(), token(), failure.toString());
+            scheduleRetry();
+            return;
+        }
+        CHECKED.set(new CheckAnswer(sentNanos));
         try {
             extend(leaseTime());
         } catch (LeaseLostException e) {
             // Lost or closed: the base class has told the listeners; no more checks.
         } catch (RuntimeException e) {
             log.debug("Ownership check of lock '{}' (token {}) failed: {}", lockName(), token(), e.toString());
+            scheduleRetry();
         } finally {
-            CHECKING.remove();
+            CHECKED.remove();
         }
     }
 
@@ -253,4 +334,7 @@ final class ZooKeeperLease extends AbstractLease {
             task.cancel(false);
         }
     }
+
+    /** The answer of a scheduled check, handed to {@link #doExtend}. */
+    private record CheckAnswer(OptionalLong sentNanos) {}
 }

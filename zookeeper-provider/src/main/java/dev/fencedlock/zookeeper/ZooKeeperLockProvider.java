@@ -1,7 +1,7 @@
 package dev.fencedlock.zookeeper;
 
+import dev.fencedlock.BackendStatus;
 import dev.fencedlock.FencedLock;
-import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.NodeFailure;
 import dev.fencedlock.spi.LeaseRequest;
@@ -11,6 +11,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,8 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.CuratorConnectionLossException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
-import org.apache.curator.utils.PathUtils;
-import org.apache.zookeeper.KeeperException;
+import org.apache.curator.framework.state.ConnectionState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,13 +44,14 @@ final class ZooKeeperLockProvider implements LockProvider {
     private final LeaseRuntime runtime;
     private final ConnectionWatch watch;
     private final LockNodes nodes;
+    private final LockTokens tokens;
     private final AtomicLong discardedGrants = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
      * @param curator a started client
      * @param ownsCurator whether {@link #close()} closes {@code curator}
-     * @param basePath a valid znode path (see {@link #requireValidBasePath})
+     * @param basePath a valid znode path (see {@link ZooKeeperSettings#basePath()})
      */
     ZooKeeperLockProvider(CuratorFramework curator, boolean ownsCurator, String basePath, LeaseRuntime runtime) {
         this(curator, ownsCurator, basePath, runtime, new ConnectionWatch());
@@ -67,35 +70,46 @@ final class ZooKeeperLockProvider implements LockProvider {
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.watch = Objects.requireNonNull(watch, "watch");
         this.nodes = new LockNodes(curator, runtime.clock());
+        this.tokens = new LockTokens(curator, nodes, runtime.clock());
         curator.getConnectionStateListenable().addListener(watch);
-    }
-
-    /**
-     * Checks {@code fencedlock.zookeeper.base-path} against ZooKeeper's path rules, beyond the
-     * syntax {@link LockConfig} already checks.
-     *
-     * @throws IllegalArgumentException naming the key and the value
-     */
-    static String requireValidBasePath(LockConfig config) {
-        String basePath = config.zookeeperBasePath();
-        try {
-            PathUtils.validatePath(basePath);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(
-                    LockConfig.ZOOKEEPER_BASE_PATH + " is not a valid znode path: '" + basePath + "' (" + e.getMessage()
-                            + ")",
-                    e);
-        }
-        if (basePath.equals("/zookeeper") || basePath.startsWith("/zookeeper/")) {
-            throw new IllegalArgumentException(LockConfig.ZOOKEEPER_BASE_PATH
-                    + " must not be under /zookeeper, which the server reserves, got '" + basePath + "'");
-        }
-        return basePath;
     }
 
     @Override
     public FencedLock lock(String name) {
-        return new ZooKeeperFencedLock(name, ZooKeeperLocks.lockPath(basePath, name), this);
+        return new ZooKeeperFencedLock(
+                name, ZooKeeperLocks.lockPath(basePath, name), ZooKeeperLocks.tokenPath(basePath, name), this);
+    }
+
+    /**
+     * The Curator connection state as one node under the connect string, read from what Curator
+     * last reported (no request to the ensemble): {@code UP} while connected, else {@code DOWN}
+     * ({@code SUSPENDED}, {@code LOST}, {@code READ_ONLY}). Before Curator's first report, the
+     * client's own view of its connection decides between {@code CONNECTED} and {@code LOST}.
+     */
+    @Override
+    public BackendStatus status(String backend) {
+        ConnectionState last = watch.lastState();
+        BackendStatus.NodeState state;
+        if (last == null) {
+            state = curator.getZookeeperClient().isConnected()
+                    ? BackendStatus.NodeState.CONNECTED
+                    : BackendStatus.NodeState.LOST;
+        } else {
+            state = switch (last) {
+                case CONNECTED, RECONNECTED -> BackendStatus.NodeState.CONNECTED;
+                case SUSPENDED -> BackendStatus.NodeState.SUSPENDED;
+                case LOST -> BackendStatus.NodeState.LOST;
+                case READ_ONLY -> BackendStatus.NodeState.READ_ONLY;
+            };
+        }
+        BackendStatus.Node node = new BackendStatus.Node(
+                curator.getZookeeperClient().getCurrentConnectionString(),
+                state,
+                last == null ? "" : "Curator reported " + last);
+        return new BackendStatus(
+                backend,
+                state == BackendStatus.NodeState.CONNECTED ? BackendStatus.State.UP : BackendStatus.State.DOWN,
+                List.of(node));
     }
 
     CuratorFramework curator() {
@@ -112,6 +126,10 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     LockNodes nodes() {
         return nodes;
+    }
+
+    LockTokens tokens() {
+        return tokens;
     }
 
     /** How many grants were discarded because they could not be trusted (see ZooKeeperFencedLock). */
@@ -154,29 +172,51 @@ final class ZooKeeperLockProvider implements LockProvider {
     /**
      * Whether the lock node still exists, as the node this grant created, owned by the session
      * that created it, which is still the client's session. A connection problem means no: an
-     * interrupted connection revokes leases anyway.
+     * interrupted connection revokes leases anyway. Never blocks (see {@link LockNodes#ownedSince}).
      *
      * @param waitNanos how long to wait for the server's answer
-     * @return when the read that found the node owned was handed over, on the runtime's clock;
-     *     empty if the node is not owned
-     * @throws LockUnavailableException if the server gave another error or no answer in time, or
-     *     the thread was interrupted (its flag is restored)
+     * @return completes with when the read that found the node owned was handed over, on the
+     *     runtime's clock, or empty if the node is not owned; exceptionally with a {@link
+     *     LockUnavailableException} if the server gave another error or no answer in time, or too
+     *     many checks were waiting already
+     */
+    CompletableFuture<OptionalLong> ownedSinceAsync(
+            String lockName, String nodePath, long sessionId, long czxid, long waitNanos) {
+        long start = runtime.clock().nanoTime();
+        return nodes.ownedSince(nodePath, sessionId, czxid, waitNanos).handle((owned, failure) -> {
+            if (failure == null) {
+                return owned;
+            }
+            Throwable cause =
+                    failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            if (LockNodes.isConnectionProblem(cause)) {
+                return OptionalLong.empty();
+            }
+            if (cause instanceof TimeoutException) {
+                cause = new TimeoutException("no answer from the server to the ownership check of lock node " + nodePath
+                        + " within " + TimeUnit.NANOSECONDS.toMillis(waitNanos) + "ms");
+            }
+            throw unavailable(lockName, start, cause);
+        });
+    }
+
+    /**
+     * {@link #ownedSinceAsync}, waiting for the answer, for callers that may block (an acquiring
+     * thread, a caller's own {@code extend}).
+     *
+     * @throws LockUnavailableException as the future would complete with it, or if the thread was
+     *     interrupted (its flag is restored)
      */
     OptionalLong ownedSince(String lockName, String nodePath, long sessionId, long czxid, long waitNanos) {
         long start = runtime.clock().nanoTime();
         try {
-            return nodes.ownedSince(nodePath, sessionId, czxid, waitNanos);
-        } catch (KeeperException e) {
-            if (LockNodes.isConnectionProblem(e)) {
-                return OptionalLong.empty();
+            return ownedSinceAsync(lockName, nodePath, sessionId, czxid, waitNanos)
+                    .get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException failure) {
+                throw failure;
             }
-            throw unavailable(lockName, start, e);
-        } catch (TimeoutException e) {
-            throw unavailable(
-                    lockName,
-                    start,
-                    new TimeoutException("no answer from the server to the ownership check of lock node " + nodePath
-                            + " within " + TimeUnit.NANOSECONDS.toMillis(waitNanos) + "ms"));
+            throw unavailable(lockName, start, e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw unavailable(lockName, start, e);

@@ -29,6 +29,9 @@ import org.apache.curator.utils.ZKPaths;
  * releases never wait on it.
  */
 public final class ZooKeeperLocks {
+    /** The child of the base path under which token nodes live; never an encoded lock name. */
+    static final String TOKENS_NODE = "%tokens";
+
     private ZooKeeperLocks() {}
 
     /**
@@ -41,6 +44,20 @@ public final class ZooKeeperLocks {
      */
     public static String lockPath(String basePath, String lockName) {
         return ZKPaths.makePath(basePath, ZNodeNames.encode(LockNames.requireValid(lockName)));
+    }
+
+    /**
+     * The persistent znode that records the last fencing token issued for {@code lockName}:
+     * {@code basePath/%tokens/} plus the encoded lock name (no encoded name starts with {@code
+     * %t}, so it never collides with a lock). Its data is the token issued before the last one;
+     * the last one is {@code TokenOrder.next(data, mtime)}. One small node per lock name ever used
+     * stays, like Redlock's counters. Deleting the node of a lock that nobody holds is safe: the
+     * next token then rests on the clock alone ({@link dev.fencedlock.spi.TokenOrder}).
+     *
+     * @throws IllegalArgumentException as {@link #lockPath}
+     */
+    public static String tokenPath(String basePath, String lockName) {
+        return ZKPaths.makePath(basePath, TOKENS_NODE, ZNodeNames.encode(LockNames.requireValid(lockName)));
     }
 
     /** A client with the default configuration (lease time 30s, base path {@code /fencedlock}). */
@@ -68,7 +85,8 @@ public final class ZooKeeperLocks {
             throw new IllegalArgumentException(LockConfig.BACKEND + " must be '" + ZooKeeperProviderFactory.BACKEND
                     + "' for a client on a CuratorFramework, got '" + config.backend() + "'");
         }
-        String basePath = ZooKeeperLockProvider.requireValidBasePath(config);
+        String basePath = ZooKeeperSettings.from(config.settings(ZooKeeperProviderFactory.BACKEND))
+                .basePath();
         return LockClients.create(config, runtime -> new ZooKeeperLockProvider(curator, false, basePath, runtime));
     }
 }

@@ -1,14 +1,15 @@
 package dev.fencedlock.zookeeper;
 
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.spi.BackendSettings;
 import dev.fencedlock.spi.LeaseRuntime;
 import dev.fencedlock.spi.LockProvider;
 import dev.fencedlock.spi.LockProviderFactory;
 import java.time.Duration;
+import java.util.Set;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.apache.zookeeper.client.ConnectStringParser;
 
 /**
  * The {@code zookeeper} backend, found by {@link java.util.ServiceLoader}. It builds and owns a
@@ -18,7 +19,7 @@ import org.apache.zookeeper.client.ConnectStringParser;
  * <p>The owned client uses:
  *
  * <ul>
- *   <li>the session timeout {@code fencedlock.zookeeper.session-timeout} (default 15s; the server
+ *   <li>the session timeout {@code fencedlock.zookeeper.session-timeout} ({@link ZooKeeperSettings}, default 15s; the server
  *       may clamp it to its own minimum and maximum);
  *   <li>a connection timeout of a third of the session timeout, at most 5s, and an exponential
  *       backoff retry policy (100 ms base, 2 retries, at most 1 s between tries). An operation
@@ -44,6 +45,17 @@ public final class ZooKeeperProviderFactory implements LockProviderFactory {
         return BACKEND;
     }
 
+    @Override
+    public Set<String> keys() {
+        return ZooKeeperSettings.KEYS;
+    }
+
+    /** Parses every value with {@link ZooKeeperSettings#from}. */
+    @Override
+    public void validate(BackendSettings settings) {
+        ZooKeeperSettings.from(settings);
+    }
+
     /**
      * @throws IllegalArgumentException if {@code fencedlock.zookeeper.connect} is missing or
      *     malformed, the base path is not a usable znode path, or the session timeout does not fit
@@ -51,42 +63,20 @@ public final class ZooKeeperProviderFactory implements LockProviderFactory {
      */
     @Override
     public LockProvider create(LockConfig config, LeaseRuntime runtime) {
-        String connect = config.zookeeperConnect()
-                .orElseThrow(() -> new IllegalArgumentException(LockConfig.ZOOKEEPER_CONNECT
-                        + " is required for backend " + BACKEND + ", e.g. zk1:2181,zk2:2181,zk3:2181"));
-        requireValidConnect(connect);
-        String basePath = ZooKeeperLockProvider.requireValidBasePath(config);
-        int sessionTimeoutMs = sessionTimeoutMillis(config.zookeeperSessionTimeout());
-        CuratorFramework curator = curatorBuilder(connect, sessionTimeoutMs).build();
+        ZooKeeperSettings settings = ZooKeeperSettings.from(config.settings(BACKEND));
+        String connect = settings.connect()
+                .orElseThrow(() -> new IllegalArgumentException(ZooKeeperSettings.CONNECT + " is required for backend "
+                        + BACKEND + ", e.g. zk1:2181,zk2:2181,zk3:2181"));
+        CuratorFramework curator = curatorBuilder(
+                        connect, (int) settings.sessionTimeout().toMillis())
+                .build();
         curator.start();
         try {
-            return new ZooKeeperLockProvider(curator, true, basePath, runtime);
+            return new ZooKeeperLockProvider(curator, true, settings.basePath(), runtime);
         } catch (RuntimeException e) {
             curator.close();
             throw e;
         }
-    }
-
-    private static void requireValidConnect(String connect) {
-        try {
-            if (new ConnectStringParser(connect).getServerAddresses().isEmpty()) {
-                throw new IllegalArgumentException("no host given");
-            }
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(
-                    LockConfig.ZOOKEEPER_CONNECT + " is not a valid connect string: '" + connect
-                            + "'; expected host:port[,host:port...][/chroot] (" + e.getMessage() + ")",
-                    e);
-        }
-    }
-
-    private static int sessionTimeoutMillis(Duration sessionTimeout) {
-        long millis = sessionTimeout.toMillis();
-        if (millis < 1 || millis > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(LockConfig.ZOOKEEPER_SESSION_TIMEOUT + " must be between 1ms and "
-                    + Integer.MAX_VALUE + "ms, got " + sessionTimeout);
-        }
-        return (int) millis;
     }
 
     /** A Curator client set up as this factory sets up the clients it owns (see the class doc). */

@@ -54,7 +54,7 @@ class LockNodeLayoutIT {
     @BeforeEach
     void clients() {
         LockConfig config = ZooKeeperTestSupport.config(server.getConnectString(), Duration.ofSeconds(10)).toBuilder()
-                .zookeeperBasePath(BASE)
+                .set(ZooKeeperSettings.BASE_PATH, BASE)
                 .build();
         a = ZooKeeperTestSupport.client(config);
         b = ZooKeeperTestSupport.client(config);
@@ -107,7 +107,11 @@ class LockNodeLayoutIT {
                 leases.add(a.lock(name).tryAcquire(Duration.ZERO).orElseThrow());
             }
             List<String> expected = names.stream().map(ZNodeNames::encode).toList();
-            assertThat(observer.getChildren().forPath(BASE)).containsExactlyInAnyOrderElementsOf(expected);
+            assertThat(observer.getChildren().forPath(BASE))
+                    .containsExactlyInAnyOrderElementsOf(concat(expected, ZooKeeperLocks.TOKENS_NODE));
+            assertThat(observer.getChildren().forPath(BASE + "/" + ZooKeeperLocks.TOKENS_NODE))
+                    .as("one token node per lock, under the same encoded name")
+                    .containsExactlyInAnyOrderElementsOf(expected);
             for (String name : names) {
                 assertThat(b.lock(name).tryAcquire(Duration.ZERO))
                         .as("lock '%s' is held", name)
@@ -133,5 +137,11 @@ class LockNodeLayoutIT {
         assertThatThrownBy(() -> a.client().lock("half a pair \uD83D"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("unpaired surrogate");
+    }
+
+    private static List<String> concat(List<String> names, String more) {
+        List<String> all = new ArrayList<>(names);
+        all.add(more);
+        return all;
     }
 }

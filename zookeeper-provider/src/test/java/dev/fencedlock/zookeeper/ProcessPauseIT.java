@@ -3,6 +3,7 @@ package dev.fencedlock.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencedlock.Lease;
+import dev.fencedlock.testkit.process.ProcessSignals;
 import dev.fencedlock.zookeeper.ZooKeeperTestSupport.TestClient;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -49,7 +50,7 @@ class ProcessPauseIT {
     @AfterEach
     void stop() throws Exception {
         if (holder != null) {
-            signal("CONT");
+            ProcessSignals.resume(holder.pid());
             toHolder.close();
             holder.destroyForcibly();
             holder.waitFor(30, TimeUnit.SECONDS);
@@ -84,10 +85,10 @@ class ProcessPauseIT {
                     .as("held by the other process")
                     .isEmpty();
 
-            signal("STOP");
+            ProcessSignals.stop(holder.pid());
             try (Lease next = other.lock(LOCK).acquire(Duration.ofSeconds(60))) {
                 assertThat(next.token()).isGreaterThan(pausedToken);
-                signal("CONT");
+                ProcessSignals.resume(holder.pid());
                 toHolder.println("STATUS");
                 assertThat(expectLine("VALID "))
                         .as("the resumed holder's lease, with Curator's events held back")
@@ -127,12 +128,5 @@ class ProcessPauseIT {
                     .isNotNull();
             unread.add(line);
         }
-    }
-
-    private void signal(String signal) throws Exception {
-        Process kill = new ProcessBuilder(List.of("kill", "-" + signal, Long.toString(holder.pid())))
-                .inheritIO()
-                .start();
-        assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
     }
 }

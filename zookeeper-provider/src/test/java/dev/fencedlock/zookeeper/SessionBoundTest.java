@@ -10,9 +10,9 @@ class SessionBoundTest {
     private static final long MS = 1_000_000L;
 
     @Test
-    void validityIsTheSessionTimeoutLessOnePercentAndTwoMilliseconds() {
-        assertThat(SessionBound.validityNanos(15_000)).isEqualTo((15_000 - 150 - 2) * MS);
-        assertThat(SessionBound.validityNanos(3_000)).isEqualTo((3_000 - 30 - 2) * MS);
+    void validityIsFiveTwelfthsOfTheSessionTimeoutLessOnePercentAndTwoMilliseconds() {
+        assertThat(SessionBound.validityNanos(15_000)).isEqualTo((15_000 - 3_750 - 5_000 - 150 - 2) * MS);
+        assertThat(SessionBound.validityNanos(12_000)).isEqualTo((5_000 - 120 - 2) * MS);
     }
 
     @Test
@@ -22,7 +22,7 @@ class SessionBoundTest {
 
     @Test
     void checksComeEveryThirdOfTheShorterOfLeaseTimeAndSessionBound() {
-        assertThat(SessionBound.checkPeriodNanos(30_000 * MS, 15_000)).isEqualTo((15_000 - 152) * MS / 3);
+        assertThat(SessionBound.checkPeriodNanos(30_000 * MS, 12_000)).isEqualTo((5_000 - 122) * MS / 3);
         assertThat(SessionBound.checkPeriodNanos(600 * MS, 15_000)).isEqualTo(200 * MS);
         assertThat(SessionBound.checkPeriodNanos(1, 15_000)).isEqualTo(MS);
     }

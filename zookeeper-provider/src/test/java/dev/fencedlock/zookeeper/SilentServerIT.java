@@ -9,6 +9,7 @@ import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockUnavailableException;
+import dev.fencedlock.testkit.net.TcpProxy;
 import dev.fencedlock.zookeeper.ZooKeeperTestSupport.TestClient;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A server that stops answering without dropping the connection ({@link StallingProxy}), for less
+ * A server that stops answering without dropping the connection ({@link TcpProxy#blackhole()}), for less
  * time than the ZooKeeper client waits before it gives the connection up (two thirds of the
  * session timeout, about 13 s here). Lease checks and releases must not wait that long: they give
  * up after a quarter of the session timeout (5 s here), or when the lease's validity runs out,
@@ -42,7 +43,7 @@ class SilentServerIT {
     private static TestingServer server;
     private static CuratorFramework observer;
 
-    private StallingProxy proxy;
+    private TcpProxy proxy;
     private TestClient a;
     private String lockName;
 
@@ -60,13 +61,13 @@ class SilentServerIT {
 
     @BeforeEach
     void client(TestInfo test) throws Exception {
-        proxy = new StallingProxy(server.getPort());
+        proxy = TcpProxy.start("127.0.0.1", server.getPort());
         lockName = "silent:" + test.getTestMethod().orElseThrow().getName();
     }
 
     @AfterEach
     void closeClient() throws Exception {
-        proxy.resume();
+        proxy.pass();
         if (a != null) {
             a.close();
         }
@@ -74,7 +75,7 @@ class SilentServerIT {
     }
 
     private TestClient connect(Duration leaseTime) throws InterruptedException {
-        LockConfig config = ZooKeeperTestSupport.config(proxy.connectString(), SESSION_TIMEOUT).toBuilder()
+        LockConfig config = ZooKeeperTestSupport.config("127.0.0.1:" + proxy.port(), SESSION_TIMEOUT).toBuilder()
                 .leaseTime(leaseTime)
                 .build();
         a = ZooKeeperTestSupport.client(config);
@@ -87,13 +88,13 @@ class SilentServerIT {
         connect(Duration.ofSeconds(30));
         Lease lease = a.lock(lockName).acquire(Duration.ofSeconds(10), Duration.ofSeconds(60));
 
-        proxy.stall();
+        proxy.blackhole();
         assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(60)))
                 .as("cannot tell, rather than waiting until the client drops the connection")
                 .isInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining(lockName)
                 .hasMessageContaining("no answer");
-        proxy.resume();
+        proxy.pass();
 
         assertNeverReconnected();
         lease.extend(Duration.ofSeconds(60));
@@ -107,13 +108,13 @@ class SilentServerIT {
         Lease lease = a.lock(lockName).acquire(Duration.ofSeconds(10), Duration.ofSeconds(60));
         String node = ((ZooKeeperLease) lease).nodePath();
 
-        proxy.stall();
+        proxy.blackhole();
         lease.close();
         assertThat(lease.isValid()).isFalse();
         assertThat(observer.checkExists().forPath(node))
                 .as("the server has not heard of the deletion yet")
                 .isNotNull();
-        proxy.resume();
+        proxy.pass();
 
         awaitDeleted(observer, node);
         assertNeverReconnected();
@@ -133,12 +134,12 @@ class SilentServerIT {
         CountDownLatch lost = new CountDownLatch(moreLeasesThanThreads());
         List<Lease> leases = acquireAll(moreLeasesThanThreads(), reasons, lost);
 
-        proxy.stall();
+        proxy.blackhole();
         await(lost, "every lease reported lost while the server was silent");
         assertThat(a.provider().watch().interruptions())
                 .as("the connection was never interrupted")
                 .isZero();
-        proxy.resume();
+        proxy.pass();
 
         assertThat(reasons).allSatisfy(reason -> assertThat(reason).doesNotContain("ZooKeeper connection was"));
         for (Lease lease : leases) {
@@ -165,13 +166,13 @@ class SilentServerIT {
         CountDownLatch lost = new CountDownLatch(moreLeasesThanThreads());
         List<Lease> leases = acquireAll(moreLeasesThanThreads(), reasons, lost);
 
-        proxy.stall();
+        proxy.blackhole();
         for (Lease lease : leases) {
             for (Duration left = lease.remaining(); !left.isZero(); left = lease.remaining()) {
                 Thread.sleep(left.toMillis() + 1); // let the lease's validity run out
             }
         }
-        proxy.resume();
+        proxy.pass();
 
         long deadline = System.nanoTime() + ZooKeeperTestSupport.EVENT_TIMEOUT.toNanos();
         do {

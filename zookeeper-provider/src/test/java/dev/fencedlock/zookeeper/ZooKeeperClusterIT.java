@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.testkit.zookeeper.ZooKeeperServers;
 import dev.fencedlock.zookeeper.ZooKeeperTestSupport.TestClient;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +20,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
-import org.apache.zookeeper.client.FourLetterWordMain;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,23 +46,9 @@ class ZooKeeperClusterIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        List<InstanceSpec> specs = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            specs.add(new InstanceSpec(
-                    null,
-                    -1,
-                    -1,
-                    -1,
-                    true,
-                    -1,
-                    ZooKeeperTestSupport.TICK_MS,
-                    -1,
-                    ZooKeeperTestSupport.SERVER_PROPERTIES,
-                    null));
-        }
-        cluster = new TestingCluster(specs);
+        cluster = ZooKeeperServers.cluster(3);
         cluster.start();
-        for (InstanceSpec spec : specs) {
+        for (InstanceSpec spec : cluster.getInstances()) {
             awaitServing(spec);
         }
         observer = ZooKeeperTestSupport.observer(cluster.getConnectString());
@@ -111,6 +97,7 @@ class ZooKeeperClusterIT {
                 .as("A heard of its loss before B was granted")
                 .isTrue();
         assertThat(probe.cause()).hasMessageContaining("ZooKeeper connection was");
+        assertThat(probe.cause().reason()).isEqualTo(LeaseLostException.Reason.SESSION_LOST);
         assertThat(held.isValid()).isFalse();
         assertThat(next.token()).isGreaterThan(held.token());
         assertThat(a.lock(lockName).tryAcquire(Duration.ZERO)).isEmpty();
@@ -143,9 +130,9 @@ class ZooKeeperClusterIT {
         assertThat(a.lock(lockName).tryAcquire(Duration.ZERO)).isEmpty();
         try (Lease aOnOther = a.lock(other).acquire(Duration.ofSeconds(30))) {
             assertThat(aOnOther.token()).isGreaterThan(bHeld.token());
-            assertThat(aOnOther.token() >>> 32)
-                    .as("epoch (high half of the zxid) after the leader change")
-                    .isGreaterThan(bHeld.token() >>> 32);
+            assertThat(((ZooKeeperLease) aOnOther).czxid() >>> 32)
+                    .as("node created in a new epoch (high half of the zxid) after the leader change")
+                    .isGreaterThan(((ZooKeeperLease) bHeld).czxid() >>> 32);
         }
         bOnA.close();
     }
@@ -156,34 +143,16 @@ class ZooKeeperClusterIT {
         killed.add(spec);
     }
 
-    private static InstanceSpec leader() throws Exception {
-        for (InstanceSpec spec : cluster.getInstances()) {
-            if (mode(spec).contains("Mode: leader")) {
-                return spec;
-            }
-        }
-        throw new AssertionError("no server reports itself leader");
+    private static InstanceSpec leader() {
+        return ZooKeeperServers.leader(cluster);
     }
 
-    private static String mode(InstanceSpec spec) {
-        try {
-            return FourLetterWordMain.send4LetterWord(spec.getHostname(), spec.getPort(), "srvr");
-        } catch (Exception e) {
-            return "not serving: " + e;
-        }
+    static String mode(InstanceSpec spec) {
+        return ZooKeeperServers.status(spec);
     }
 
-    /** Polls the server's status until it serves clients as leader or follower; there is no event for it. */
-    private static void awaitServing(InstanceSpec spec) throws InterruptedException {
-        long deadline = System.nanoTime() + ZooKeeperTestSupport.EVENT_TIMEOUT.toNanos();
-        String mode = mode(spec);
-        while (!mode.contains("Mode: leader") && !mode.contains("Mode: follower")) {
-            assertThat(System.nanoTime() - deadline)
-                    .as("%s serving within %s; last status: %s", spec, ZooKeeperTestSupport.EVENT_TIMEOUT, mode)
-                    .isNegative();
-            Thread.sleep(100);
-            mode = mode(spec);
-        }
+    static void awaitServing(InstanceSpec spec) throws InterruptedException {
+        ZooKeeperServers.awaitServing(spec, ZooKeeperTestSupport.EVENT_TIMEOUT);
     }
 
     /** Records the first loss report of a lease. */

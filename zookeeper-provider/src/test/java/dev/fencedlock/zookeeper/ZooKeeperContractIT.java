@@ -30,8 +30,8 @@ class ZooKeeperContractIT extends LockContractTest {
     protected LockConfig.Builder configuration() {
         return LockConfig.builder()
                 .backend(ZooKeeperProviderFactory.BACKEND)
-                .zookeeperConnect(server.getConnectString())
-                .zookeeperSessionTimeout(Duration.ofSeconds(10));
+                .set(ZooKeeperSettings.CONNECT, server.getConnectString())
+                .set(ZooKeeperSettings.SESSION_TIMEOUT, Duration.ofSeconds(10));
     }
 
     /** Deletes the lease's lock node as an operator would; the holder's next renewal finds it gone. */

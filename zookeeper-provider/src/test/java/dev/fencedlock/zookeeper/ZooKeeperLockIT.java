@@ -11,7 +11,9 @@ import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockTimeoutException;
+import dev.fencedlock.spi.TokenOrder;
 import dev.fencedlock.zookeeper.ZooKeeperTestSupport.TestClient;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -36,13 +38,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
 /**
- * What is particular to this backend on a healthy server: tokens are lock-node czxids, attempts
+ * What is particular to this backend on a healthy server: tokens in the one token order, attempts
  * leave no node behind, extension asks the server, and the ways to build a client. The shared
  * contract is in {@link ZooKeeperContractIT}; loss and failure cases are in other ITs.
  */
 class ZooKeeperLockIT {
     private static TestingServer server;
     private static CuratorFramework observer;
+
+    private static final long EVENT_TIMEOUT_SECONDS = ZooKeeperTestSupport.EVENT_TIMEOUT.toSeconds();
 
     private TestClient a;
     private TestClient b;
@@ -77,17 +81,30 @@ class ZooKeeperLockIT {
     }
 
     @Test
-    void tokenIsTheLockNodesCzxidAndGrowsWithEveryGrant() throws Exception {
+    void tokenFollowsTheOneOrderIsRecordedOnTheTokenNodeAndGrowsWithEveryGrant() throws Exception {
         long previous = Long.MIN_VALUE;
         for (int i = 0; i < 10; i++) {
             TestClient holder = i % 2 == 0 ? a : b;
+            long before = System.currentTimeMillis();
             try (Lease lease = holder.lock(lockName).acquire(Duration.ofSeconds(5))) {
+                long after = System.currentTimeMillis();
                 String lockPath = holder.lock(lockName).lockPath();
                 List<String> nodes = observer.getChildren().forPath(lockPath);
                 assertThat(nodes).hasSize(1);
                 Stat stat = observer.checkExists().forPath(child(lockPath, nodes.get(0)));
-                assertThat(lease.token()).isEqualTo(stat.getCzxid());
+                assertThat(((ZooKeeperLease) lease).czxid()).isEqualTo(stat.getCzxid());
                 assertThat(stat.getEphemeralOwner()).isEqualTo(holder.sessionId());
+                Stat tokenStat = new Stat();
+                byte[] data = observer.getData()
+                        .storingStatIn(tokenStat)
+                        .forPath(holder.lock(lockName).tokenPath());
+                assertThat(lease.token())
+                        .as("the token is next(data, mtime) of the token node")
+                        .isEqualTo(TokenOrder.next(
+                                Long.parseLong(new String(data, StandardCharsets.US_ASCII)), tokenStat.getMtime()));
+                assertThat(lease.token())
+                        .as("the server's clock, which is this machine's, is in the high bits")
+                        .isBetween(TokenOrder.floor(before), TokenOrder.floor(after + 1) - 1);
                 assertThat(lease.token()).isGreaterThan(previous);
                 previous = lease.token();
             }
@@ -217,6 +234,66 @@ class ZooKeeperLockIT {
         }
     }
 
+    /**
+     * A grant whose re-check fails after its lease was tracked by the connection watch (here the
+     * check is interrupted) is discarded by closing the lease, so the watch lets go of it: a grant
+     * discarded by deleting its node alone stayed in the watch for the client's lifetime.
+     */
+    @Test
+    void grantDiscardedAfterItWasTrackedLeavesNothingInTheConnectionWatch() throws Exception {
+        AtomicBoolean fired = new AtomicBoolean();
+        ConnectionWatch failTheRecheck = new ConnectionWatch() {
+            private volatile boolean bumped;
+
+            @Override
+            void track(ZooKeeperLease lease) {
+                super.track(lease);
+                if (fired.compareAndSet(false, true)) {
+                    bumped = true; // the grant must be re-checked with the server...
+                    Thread.currentThread().interrupt(); // ...and that check fails
+                }
+            }
+
+            @Override
+            long interruptions() {
+                return super.interruptions() + (bumped ? 1 : 0);
+            }
+        };
+        LockConfig config = ZooKeeperTestSupport.config(server.getConnectString(), Duration.ofSeconds(10));
+        try (TestClient c = ZooKeeperTestSupport.client(config, failTheRecheck)) {
+            ZooKeeperFencedLock lock = c.lock(lockName);
+            assertThatThrownBy(() -> lock.acquire(Duration.ofSeconds(10))).isInstanceOf(InterruptedException.class);
+            assertThat(fired).isTrue();
+            assertThat(c.provider().discardedGrants()).isEqualTo(1);
+            assertThat(failTheRecheck.tracked())
+                    .as("leases left in the connection watch")
+                    .isZero();
+            assertThat(c.provider().runtime().heldLeases()).isZero();
+            awaitChildren(observer, lock.lockPath(), nodes -> nodes.isEmpty());
+        }
+    }
+
+    /**
+     * A fixed lease shorter than a round trip has run out before the grant can be handed out, so
+     * every grant is discarded. The acquisition stops at its deadline with a timeout that says
+     * why, instead of trying again for ever, and leaves no node behind.
+     */
+    @Test
+    void grantsThatRunOutBeforeTheyAreHandedOutEndTheAcquisitionAtItsDeadline() throws Exception {
+        ZooKeeperFencedLock lock = a.lock(lockName);
+        Future<Lease> attempt = threads.submit(() -> lock.acquire(Duration.ofMillis(500), Duration.ofNanos(1)));
+        assertThatThrownBy(() -> attempt.get(EVENT_TIMEOUT_SECONDS, TimeUnit.SECONDS))
+                .as("the acquisition ends (a TimeoutException here means it never returned)")
+                .hasCauseInstanceOf(LockTimeoutException.class)
+                .hasMessageContaining("a grant was discarded")
+                .hasMessageContaining("ran out before it could be handed out");
+        assertThat(a.provider().discardedGrants()).isPositive();
+        awaitChildren(observer, lock.lockPath(), nodes -> nodes.isEmpty());
+        try (Lease next = b.lock(lockName).tryAcquire(Duration.ZERO).orElseThrow()) {
+            assertThat(next.isValid()).isTrue();
+        }
+    }
+
     @Test
     void extendSucceedsWhileTheNodeExistsAndReportsLossOnceItIsGone() throws Exception {
         ZooKeeperFencedLock lock = a.lock(lockName);
@@ -285,10 +362,17 @@ class ZooKeeperLockIT {
             String node = child(
                     lockPath,
                     awaitChildren(observer, lockPath, n -> n.size() == 1).get(0));
-            assertThat(lease.token())
+            assertThat(((ZooKeeperLease) lease).czxid())
                     .isEqualTo(observer.checkExists().forPath(node).getCzxid());
+            assertThat(observer.checkExists()
+                            .forPath("/tenant-a/fencedlock/" + ZooKeeperLocks.TOKENS_NODE + "/"
+                                    + ZNodeNames.encode(lockName)))
+                    .as("the token node is in the namespace too")
+                    .isNotNull();
             lease.extend(Duration.ofSeconds(10));
-            assertThat(lease.remaining()).isGreaterThan(Duration.ofSeconds(5));
+            assertThat(lease.remaining())
+                    .as("past the 2 s lease, up to the observer's 10 s session bound")
+                    .isGreaterThan(Duration.ofSeconds(3));
             lease.close();
             assertThat(observer.checkExists().forPath(node)).isNull();
         } finally {
@@ -300,14 +384,14 @@ class ZooKeeperLockIT {
     void serviceLoaderFindsTheBackendFromConfigurationAlone() throws Exception {
         LockConfig config = LockConfig.builder()
                 .backend("zookeeper")
-                .zookeeperConnect(server.getConnectString())
-                .zookeeperBasePath("/fencedlock-it/service-loader")
+                .set(ZooKeeperSettings.CONNECT, server.getConnectString())
+                .set(ZooKeeperSettings.BASE_PATH, "/fencedlock-it/service-loader")
                 .build();
         try (LockClient client = LockClient.create(config);
                 Lease lease = client.lock(lockName).acquire(Duration.ofSeconds(10))) {
             assertThat(lease.isValid()).isTrue();
             assertThat(observer.getChildren().forPath("/fencedlock-it/service-loader"))
-                    .containsExactly(ZNodeNames.encode(lockName));
+                    .containsExactlyInAnyOrder(ZNodeNames.encode(lockName), ZooKeeperLocks.TOKENS_NODE);
         }
     }
 }

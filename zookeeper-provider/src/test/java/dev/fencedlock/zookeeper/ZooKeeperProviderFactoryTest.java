@@ -24,55 +24,56 @@ class ZooKeeperProviderFactoryTest {
     void missingConnectStringIsRejectedNamingTheKey() {
         assertThatThrownBy(() -> LockClient.create(zookeeper().build()))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(LockConfig.ZOOKEEPER_CONNECT);
+                .hasMessageContaining(ZooKeeperSettings.CONNECT);
     }
 
     @Test
     void malformedConnectStringIsRejectedNamingKeyAndValue() {
-        assertThatThrownBy(() -> LockClient.create(
-                        zookeeper().zookeeperConnect("zk1:notaport").build()))
+        assertThatThrownBy(() -> LockClient.create(zookeeper()
+                        .set(ZooKeeperSettings.CONNECT, "zk1:notaport")
+                        .build()))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(LockConfig.ZOOKEEPER_CONNECT)
+                .hasMessageContaining(ZooKeeperSettings.CONNECT)
                 .hasMessageContaining("zk1:notaport");
     }
 
     @Test
     void basePathUnderTheReservedTreeIsRejected() {
         assertThatThrownBy(() -> LockClient.create(zookeeper()
-                        .zookeeperConnect("127.0.0.1:1")
-                        .zookeeperBasePath("/zookeeper/locks")
+                        .set(ZooKeeperSettings.CONNECT, "127.0.0.1:1")
+                        .set(ZooKeeperSettings.BASE_PATH, "/zookeeper/locks")
                         .build()))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(LockConfig.ZOOKEEPER_BASE_PATH)
+                .hasMessageContaining(ZooKeeperSettings.BASE_PATH)
                 .hasMessageContaining("/zookeeper/locks");
     }
 
     @Test
     void basePathWithCharactersZooKeeperRefusesIsRejected() {
         assertThatThrownBy(() -> LockClient.create(zookeeper()
-                        .zookeeperConnect("127.0.0.1:1")
-                        .zookeeperBasePath("/locks/./x")
+                        .set(ZooKeeperSettings.CONNECT, "127.0.0.1:1")
+                        .set(ZooKeeperSettings.BASE_PATH, "/locks/./x")
                         .build()))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(LockConfig.ZOOKEEPER_BASE_PATH)
+                .hasMessageContaining(ZooKeeperSettings.BASE_PATH)
                 .hasMessageContaining("/locks/./x");
     }
 
     @Test
     void sessionTimeoutBeyondAnIntOfMillisIsRejected() {
         assertThatThrownBy(() -> LockClient.create(zookeeper()
-                        .zookeeperConnect("127.0.0.1:1")
-                        .zookeeperSessionTimeout(Duration.ofDays(30))
+                        .set(ZooKeeperSettings.CONNECT, "127.0.0.1:1")
+                        .set(ZooKeeperSettings.SESSION_TIMEOUT, Duration.ofDays(30))
                         .build()))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(LockConfig.ZOOKEEPER_SESSION_TIMEOUT);
+                .hasMessageContaining(ZooKeeperSettings.SESSION_TIMEOUT);
     }
 
     @Test
     void ownedClientGetsTheConfiguredSessionTimeoutAndABoundedConnectionTimeout() {
         LockConfig config = zookeeper()
-                .zookeeperConnect("127.0.0.1:1")
-                .zookeeperSessionTimeout(Duration.ofSeconds(9))
+                .set(ZooKeeperSettings.CONNECT, "127.0.0.1:1")
+                .set(ZooKeeperSettings.SESSION_TIMEOUT, Duration.ofSeconds(9))
                 .build();
         try (LeaseRuntime runtime = new LeaseRuntime(config, MonotonicClock.SYSTEM);
                 ZooKeeperLockProvider provider =
@@ -103,8 +104,8 @@ class ZooKeeperProviderFactoryTest {
     @Test
     void unreachableEnsembleIsUnavailableNotTaken() {
         LockConfig config = zookeeper()
-                .zookeeperConnect("127.0.0.1:1")
-                .zookeeperSessionTimeout(Duration.ofSeconds(3))
+                .set(ZooKeeperSettings.CONNECT, "127.0.0.1:1")
+                .set(ZooKeeperSettings.SESSION_TIMEOUT, Duration.ofSeconds(3))
                 .build();
         try (LockClient client = LockClient.create(config)) {
             assertThatThrownBy(() -> client.lock("x").tryAcquire(Duration.ZERO))

@@ -5,16 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.spi.LockClients;
+import dev.fencedlock.testkit.await.Await;
+import dev.fencedlock.testkit.zookeeper.ZooKeeperServers;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
@@ -25,26 +25,17 @@ final class ZooKeeperTestSupport {
     /** Upper bound for any wait on an event that must happen; reaching it fails the test. */
     static final Duration EVENT_TIMEOUT = Duration.ofSeconds(30);
 
-    static final int TICK_MS = 200;
-
-    /**
-     * Server settings: a short tick so that sessions can be short, a generous maximum session
-     * timeout, and no fsync (the tests exercise the protocol, not the disk).
-     */
-    static final Map<String, Object> SERVER_PROPERTIES = Map.of("maxSessionTimeout", "60000", "forceSync", "no");
-
     private ZooKeeperTestSupport() {}
 
-    static TestingServer startServer() throws Exception {
-        InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, TICK_MS, -1, SERVER_PROPERTIES, null);
-        return new TestingServer(spec, true);
+    static TestingServer startServer() {
+        return ZooKeeperServers.start();
     }
 
     static LockConfig config(String connect, Duration sessionTimeout) {
         return LockConfig.builder()
                 .backend(ZooKeeperProviderFactory.BACKEND)
-                .zookeeperConnect(connect)
-                .zookeeperSessionTimeout(sessionTimeout)
+                .set(ZooKeeperSettings.CONNECT, connect)
+                .set(ZooKeeperSettings.SESSION_TIMEOUT, sessionTimeout)
                 .leaseTime(Duration.ofSeconds(30))
                 .build();
     }
@@ -64,15 +55,15 @@ final class ZooKeeperTestSupport {
      * the factory builds its own (and closed with the lock client).
      */
     static TestClient client(LockConfig config, ConnectionWatch watch) {
+        ZooKeeperSettings settings = ZooKeeperSettings.from(config.settings(ZooKeeperProviderFactory.BACKEND));
         CuratorFramework curator = ZooKeeperProviderFactory.curatorBuilder(
-                        config.zookeeperConnect().orElseThrow(),
-                        (int) config.zookeeperSessionTimeout().toMillis())
+                        settings.connect().orElseThrow(),
+                        (int) settings.sessionTimeout().toMillis())
                 .build();
         curator.start();
         ZooKeeperLockProvider[] provider = new ZooKeeperLockProvider[1];
         LockClient client = LockClients.create(config, runtime -> {
-            provider[0] = new ZooKeeperLockProvider(
-                    curator, true, ZooKeeperLockProvider.requireValidBasePath(config), runtime, watch);
+            provider[0] = new ZooKeeperLockProvider(curator, true, settings.basePath(), runtime, watch);
             return provider[0];
         });
         return new TestClient(client, provider[0]);
@@ -168,8 +159,6 @@ final class ZooKeeperTestSupport {
     }
 
     static void await(CountDownLatch latch, String what) throws InterruptedException {
-        assertThat(latch.await(EVENT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
-                .as("%s within %s", what, EVENT_TIMEOUT)
-                .isTrue();
+        Await.latch(latch, EVENT_TIMEOUT, what);
     }
 }

@@ -6,7 +6,14 @@ import dev.fencedlock.benchmarks.BenchEnv;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.EntityTransaction;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.function.Consumer;
+import javax.sql.DataSource;
 import org.hibernate.jpa.HibernatePersistenceConfiguration;
 
 /**
@@ -51,10 +58,24 @@ public final class JpaFixture implements AutoCloseable {
                     .property("hibernate.connection.datasource", dataSource)
                     .property("jakarta.persistence.schema-generation.database.action", "drop-and-create")
                     .createEntityManagerFactory();
+            createFenceTable(dataSource);
             return new JpaFixture(dataSource, factory);
         } catch (RuntimeException e) {
             dataSource.close();
             throw e;
+        }
+    }
+
+    /** The fence table of fencing-jdbc's migration, fresh: the guard of a fenced transaction writes it. */
+    private static void createFenceTable(DataSource dataSource) {
+        try (InputStream in =
+                        JpaFixture.class.getResourceAsStream("/db/fencedlock/migration/V1__fencedlock_fence.sql");
+                Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement()) {
+            statement.execute("drop table if exists fencedlock_fence");
+            statement.execute(new String(in.readAllBytes(), StandardCharsets.UTF_8).replaceAll("(?m)^--.*$", ""));
+        } catch (IOException | SQLException e) {
+            throw new IllegalStateException("cannot create the fence table", e);
         }
     }
 

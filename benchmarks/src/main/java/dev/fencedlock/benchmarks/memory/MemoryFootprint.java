@@ -6,6 +6,7 @@ import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.benchmarks.Backends;
 import dev.fencedlock.benchmarks.ExtraMetrics;
+import dev.fencedlock.redlock.RedlockSettings;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.time.Duration;
@@ -56,7 +57,8 @@ public final class MemoryFootprint {
         Lease[] leases = new Lease[count];
         // The long lease would make redlock's restart quarantine (default: the lease time) 10 minutes
         // too; keep it at the default lease time's 30 s, which run.sh waits out after starting Redis.
-        LockConfig.Builder config = LockConfig.builder().leaseTime(LEASE_TIME).redlockRestartQuarantine(QUARANTINE);
+        LockConfig.Builder config =
+                LockConfig.builder().leaseTime(LEASE_TIME).set(RedlockSettings.RESTART_QUARANTINE, QUARANTINE);
         try (LockClient client = Backends.fencedlock(backend, config)) {
             warmUp(client);
             liveHeap(); // the first reading initialises the management beans it uses; keep that out

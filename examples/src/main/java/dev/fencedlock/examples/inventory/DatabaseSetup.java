@@ -24,7 +24,10 @@ final class DatabaseSetup implements AutoCloseable {
         if (settings.jdbcUrl().isPresent()) {
             return new DatabaseSetup(settings.jdbcUrl().get(), null);
         }
-        String database = "inventory-" + UUID.randomUUID();
+        // a fenced transaction holds its lock's fence row until it ends, so the next holder of the
+        // lock waits for a stalled one at begin(); H2's default lock timeout (1 s) is shorter than
+        // the stalls the example injects
+        String database = "inventory-" + UUID.randomUUID() + ";LOCK_TIMEOUT=60000";
         if (settings.processes() == 1) {
             return new DatabaseSetup("jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1", null);
         }

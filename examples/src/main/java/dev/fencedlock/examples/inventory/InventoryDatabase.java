@@ -52,6 +52,16 @@ final class InventoryDatabase implements AutoCloseable {
                         .schemas(SCHEMA)
                         .load()
                         .migrate();
+                // fencing-jdbc's fence row, with its own history: its V1 and ours would clash in one
+                Flyway.configure()
+                        .dataSource(dataSource)
+                        .locations("classpath:db/fencedlock/migration")
+                        .schemas(SCHEMA)
+                        .table("fencedlock_schema_history")
+                        .baselineOnMigrate(true)
+                        .baselineVersion("0")
+                        .load()
+                        .migrate();
             }
             EntityManagerFactory factory = new HibernatePersistenceConfiguration("inventory")
                     .managedClasses(InventoryItem.class, OrderRecord.class)

@@ -7,6 +7,7 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.EntityListeners;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
+import jakarta.persistence.Version;
 
 /** Stock of one SKU. Fenced: every write carries the writing lease's token. */
 @Entity
@@ -19,6 +20,10 @@ public class InventoryItem {
 
     @Column(nullable = false)
     private int quantity;
+
+    @Version
+    @Column(nullable = false)
+    private long version;
 
     @FencingToken
     @Column(nullable = false)

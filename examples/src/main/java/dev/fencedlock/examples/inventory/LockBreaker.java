@@ -1,9 +1,10 @@
 package dev.fencedlock.examples.inventory;
 
 import dev.fencedlock.LockConfig;
-import dev.fencedlock.RedisNodeAddress;
+import dev.fencedlock.redlock.RedisNodeAddress;
 import dev.fencedlock.redlock.RedlockKeys;
 import dev.fencedlock.zookeeper.ZooKeeperLocks;
+import dev.fencedlock.zookeeper.ZooKeeperSettings;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +32,7 @@ interface LockBreaker extends AutoCloseable {
     /** The breaker for the configured backend. */
     static LockBreaker forConfig(LockConfig config) {
         return switch (config.backend()) {
-            case "redlock" -> new RedisKeys(config.redlockNodes());
+            case "redlock" -> new RedisKeys(LockSetup.redlock(config).nodes());
             case "zookeeper" -> new ZooKeeperNodes(config);
             default ->
                 throw new IllegalArgumentException(
@@ -71,9 +72,9 @@ interface LockBreaker extends AutoCloseable {
         private final String basePath;
 
         ZooKeeperNodes(LockConfig config) {
-            this.basePath = config.zookeeperBasePath();
-            this.curator =
-                    CuratorFrameworkFactory.newClient(config.zookeeperConnect().orElseThrow(), new RetryOneTime(100));
+            ZooKeeperSettings settings = LockSetup.zookeeper(config);
+            this.basePath = settings.basePath();
+            this.curator = CuratorFrameworkFactory.newClient(settings.connect().orElseThrow(), new RetryOneTime(100));
             curator.start();
         }
 

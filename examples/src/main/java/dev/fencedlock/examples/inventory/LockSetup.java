@@ -1,6 +1,8 @@
 package dev.fencedlock.examples.inventory;
 
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.redlock.RedlockSettings;
+import dev.fencedlock.zookeeper.ZooKeeperSettings;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,18 +35,20 @@ final class LockSetup implements AutoCloseable {
         if (settings.redisNodes().isPresent()) {
             builder = orNew(builder)
                     .backend("redlock")
-                    .redlockNodes(List.of(settings.redisNodes().get().split(",")));
+                    .set(
+                            RedlockSettings.NODES,
+                            List.of(settings.redisNodes().get().split(",")));
             forward.addAll(List.of("--redis", settings.redisNodes().get()));
         }
         if (settings.zookeeperConnect().isPresent()) {
             builder = orNew(builder)
                     .backend("zookeeper")
-                    .zookeeperConnect(settings.zookeeperConnect().get());
+                    .set(ZooKeeperSettings.CONNECT, settings.zookeeperConnect().get());
             forward.addAll(List.of("--zookeeper", settings.zookeeperConnect().get()));
         }
         boolean wantsEmbeddedZooKeeper = builder == null
                 || ("zookeeper".equals(builder.build().backend())
-                        && builder.build().zookeeperConnect().isEmpty());
+                        && zookeeper(builder.build()).connect().isEmpty());
         if (!wantsEmbeddedZooKeeper) {
             return new LockSetup(builder.build(), forward, null);
         }
@@ -54,7 +58,7 @@ final class LockSetup implements AutoCloseable {
         TestingServer server = startZooKeeper();
         LockConfig config = orNew(builder)
                 .backend("zookeeper")
-                .zookeeperConnect(server.getConnectString())
+                .set(ZooKeeperSettings.CONNECT, server.getConnectString())
                 .build();
         forward.addAll(List.of("--zookeeper", server.getConnectString()));
         return new LockSetup(config, forward, server);
@@ -76,6 +80,14 @@ final class LockSetup implements AutoCloseable {
                 || Thread.currentThread().getContextClassLoader().getResource("fencedlock.properties") != null;
     }
 
+    static RedlockSettings redlock(LockConfig config) {
+        return RedlockSettings.from(config.settings("redlock"));
+    }
+
+    static ZooKeeperSettings zookeeper(LockConfig config) {
+        return ZooKeeperSettings.from(config.settings("zookeeper"));
+    }
+
     LockConfig config() {
         return config;
     }
@@ -83,9 +95,9 @@ final class LockSetup implements AutoCloseable {
     /** Human-readable backend description for the summary, without credentials. */
     String describe() {
         return switch (config.backend()) {
-            case "redlock" -> "redlock over " + config.redlockNodes().size() + " Redis nodes";
+            case "redlock" -> "redlock over " + redlock(config).nodes().size() + " Redis nodes";
             case "zookeeper" ->
-                "zookeeper at " + config.zookeeperConnect().orElse("?")
+                "zookeeper at " + zookeeper(config).connect().orElse("?")
                         + (embeddedZooKeeper != null ? " (embedded)" : "");
             default -> config.backend();
         };

@@ -2,6 +2,8 @@ package dev.fencedlock.examples.inventory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencedlock.testkit.db.TestDatabase;
+import dev.fencedlock.testkit.db.TestDatabase.Kind;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -54,25 +56,27 @@ class InventoryAppIT {
 
     @Test
     void workersInSeparateProcessesShareOnePostgreSqlDatabase() {
-        Run run = run(
-                "--processes",
-                "2",
-                "--workers",
-                "4",
-                "--skus",
-                "2",
-                "--stock",
-                "20",
-                "--lease",
-                "1500ms",
-                "--stall",
-                "3500ms",
-                "--jdbc-url",
-                "jdbc:postgresql://127.0.0.1:5432/test",
-                "--db-user",
-                "postgres");
-        assertThat(run.output()).contains("2 process(es)").contains("jdbc:postgresql://127.0.0.1:5432/test");
-        assertInvariantsHold(run, 40);
+        try (TestDatabase db = TestDatabase.createShared(Kind.POSTGRESQL, "examples", 2)) {
+            Run run = run(
+                    "--processes",
+                    "2",
+                    "--workers",
+                    "4",
+                    "--skus",
+                    "2",
+                    "--stock",
+                    "20",
+                    "--lease",
+                    "1500ms",
+                    "--stall",
+                    "3500ms",
+                    "--jdbc-url",
+                    db.jdbcUrl(),
+                    "--db-user",
+                    db.user());
+            assertThat(run.output()).contains("2 process(es)").contains("jdbc:postgresql://");
+            assertInvariantsHold(run, 40);
+        }
     }
 
     @Test

@@ -7,6 +7,7 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.EntityListeners;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
+import jakarta.persistence.Version;
 
 /** A fenced counter row: every UPDATE carries the fence condition of {@code fencing-jpa}. */
 @Entity
@@ -18,6 +19,9 @@ public class Counter {
 
     @Column(name = "counter_value")
     private long value;
+
+    @Version
+    private long version;
 
     @FencingToken
     private long fence;

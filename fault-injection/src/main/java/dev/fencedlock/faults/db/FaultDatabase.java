@@ -4,66 +4,52 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencedlock.faults.history.CommittedWrite;
 import dev.fencedlock.faults.history.CounterState;
+import dev.fencedlock.testkit.db.TestDatabase;
 import jakarta.persistence.EntityManagerFactory;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.UUID;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
-import org.h2.tools.Server;
 import org.hibernate.jpa.HibernatePersistenceConfiguration;
 import org.hibernate.tool.schema.Action;
 
 /**
  * The database the counters of a run live in, shared by every client process of the run.
  *
- * <p>{@link #create()} makes a private one for a test class: a schema with a random name on the
- * local PostgreSQL (the default), or an in-memory H2 database behind an H2 TCP server on loopback
- * when the system property {@code faults.database} is {@code h2}. Either way separate JVMs reach the
- * same rows. PostgreSQL is found at {@code faults.postgresql.url} (default {@code
- * jdbc:postgresql://127.0.0.1:5432/test}) as {@code faults.postgresql.user} (default {@code
- * postgres}) with {@code faults.postgresql.password} (default none). A database that cannot be
- * reached fails the test: a skipped database is not a passed one. {@link #close()} drops what
- * {@code create} made.
+ * <p>{@link #create()} makes a private one for a test class: a {@link TestDatabase} schema with a
+ * random name on the local PostgreSQL (the default), or an in-memory H2 database behind an H2 TCP
+ * server on loopback when the system property {@code faults.database} is {@code h2}. Either way
+ * separate JVMs reach the same rows. PostgreSQL is found as {@link TestDatabase} says (system
+ * properties {@code fencedlock.test.postgresql.url}, {@code .user}, {@code .password}). A database
+ * that cannot be reached fails the test: a skipped database is not a passed one. {@link #close()}
+ * drops what {@code create} made.
  *
  * <p>{@link #connect} joins a database another process created. Thread-safe.
  */
 public final class FaultDatabase implements AutoCloseable {
     private final DatabaseSettings settings;
-    private final HikariDataSource dataSource;
+    private final DataSource dataSource;
     private final EntityManagerFactory factory;
-    private final Runnable dropOnClose;
+    private final AutoCloseable owned;
 
-    private FaultDatabase(DatabaseSettings settings, boolean migrate, Runnable dropOnClose) {
+    /** @param owned the pool or schema behind {@code dataSource}, closed with this database */
+    private FaultDatabase(DatabaseSettings settings, DataSource dataSource, AutoCloseable owned) {
         this.settings = settings;
-        this.dropOnClose = dropOnClose;
-        this.dataSource = pool(settings);
+        this.dataSource = dataSource;
+        this.owned = owned;
         try {
-            if (migrate) {
-                Flyway.configure()
-                        .dataSource(dataSource)
-                        .locations("classpath:db/faults")
-                        .load()
-                        .migrate();
-            }
             this.factory = new HibernatePersistenceConfiguration("faults")
                     .managedClasses(Counter.class, CounterLogEntry.class)
                     .property("jakarta.persistence.nonJtaDataSource", dataSource)
                     .schemaToolingAction(Action.VALIDATE)
                     .createEntityManagerFactory();
         } catch (RuntimeException e) {
-            dataSource.close();
-            dropOnClose.run();
+            closeQuietly(owned, e);
             throw e;
         }
     }
@@ -71,53 +57,45 @@ public final class FaultDatabase implements AutoCloseable {
     /** A private, migrated database for one test class; see the class description. */
     public static FaultDatabase create() {
         String kind = System.getProperty("faults.database", "postgresql").toLowerCase(Locale.ROOT);
-        String name = "faults_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        return switch (kind) {
-            case "postgresql" -> createOnPostgreSql(name);
-            case "h2" -> createOnH2(name);
+        TestDatabase.Kind database = switch (kind) {
+            case "postgresql" -> TestDatabase.Kind.POSTGRESQL;
+            case "h2" -> TestDatabase.Kind.H2;
             default ->
                 throw new IllegalArgumentException("faults.database must be postgresql or h2, got '" + kind + "'");
         };
+        return create(database);
+    }
+
+    /**
+     * A private, migrated database on {@code kind} (H2, PostgreSQL or MariaDB), for tests that run
+     * in this JVM on each kind in turn; other processes can join it as {@link #create()} says.
+     */
+    public static FaultDatabase create(TestDatabase.Kind kind) {
+        TestDatabase schema = TestDatabase.createShared(kind, "faults", 8);
+        try {
+            schema.migrate("classpath:db/faults");
+            // fencing-jdbc's fence row, with its own history: its V1 and ours would clash in one
+            Flyway.configure()
+                    .dataSource(schema.dataSource())
+                    .locations("classpath:db/fencedlock/migration")
+                    .placeholders(schema.placeholders())
+                    .table("fencedlock_schema_history")
+                    .baselineOnMigrate(true)
+                    .baselineVersion("0")
+                    .load()
+                    .migrate();
+        } catch (RuntimeException e) {
+            closeQuietly(schema, e);
+            throw e;
+        }
+        return new FaultDatabase(
+                new DatabaseSettings(schema.jdbcUrl(), schema.user(), schema.password()), schema.dataSource(), schema);
     }
 
     /** Joins a database created by another process; closing it leaves the database alone. */
     public static FaultDatabase connect(DatabaseSettings settings) {
-        return new FaultDatabase(settings, false, () -> {});
-    }
-
-    private static FaultDatabase createOnPostgreSql(String schema) {
-        String url = System.getProperty("faults.postgresql.url", "jdbc:postgresql://127.0.0.1:5432/test");
-        String user = System.getProperty("faults.postgresql.user", "postgres");
-        String password = System.getProperty("faults.postgresql.password", "");
-        DatabaseSettings admin = new DatabaseSettings(url, user, password);
-        execute(admin, "CREATE SCHEMA " + schema);
-        DatabaseSettings settings =
-                new DatabaseSettings(url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema, user, password);
-        return new FaultDatabase(settings, true, () -> execute(admin, "DROP SCHEMA IF EXISTS " + schema + " CASCADE"));
-    }
-
-    private static FaultDatabase createOnH2(String name) {
-        Server server;
-        try {
-            server = Server.createTcpServer("-tcpPort", Integer.toString(freePort()), "-ifNotExists")
-                    .start();
-        } catch (SQLException e) {
-            throw new IllegalStateException("Cannot start an H2 TCP server: " + e.getMessage(), e);
-        }
-        DatabaseSettings settings = new DatabaseSettings(
-                "jdbc:h2:tcp://127.0.0.1:" + server.getPort() + "/mem:" + name
-                        + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000",
-                "sa",
-                "");
-        return new FaultDatabase(settings, true, server::stop);
-    }
-
-    private static int freePort() {
-        try (ServerSocket probe = new ServerSocket(0)) {
-            return probe.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        HikariDataSource pool = pool(settings);
+        return new FaultDatabase(settings, pool, pool);
     }
 
     private static HikariDataSource pool(DatabaseSettings settings) {
@@ -130,13 +108,11 @@ public final class FaultDatabase implements AutoCloseable {
         return new HikariDataSource(config);
     }
 
-    private static void execute(DatabaseSettings settings, String sql) {
-        try (Connection connection =
-                        DriverManager.getConnection(settings.jdbcUrl(), settings.user(), settings.password());
-                Statement statement = connection.createStatement()) {
-            statement.execute(sql);
-        } catch (SQLException e) {
-            throw new IllegalStateException("'" + sql + "' failed on " + settings + ": " + e.getMessage(), e);
+    private static void closeQuietly(AutoCloseable closeable, RuntimeException failure) {
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            failure.addSuppressed(e);
         }
     }
 
@@ -197,13 +173,49 @@ public final class FaultDatabase implements AutoCloseable {
         }
     }
 
+    /**
+     * How many sessions are blocked now on a lock of the fence table ({@code fencedlock_fence} of
+     * this database's schema), waiting for another transaction to end: on PostgreSQL, sessions with
+     * {@code pg_stat_activity.wait_event_type = 'Lock'} that hold a lock on the table and wait for
+     * one not granted in {@code pg_locks}; on H2, sessions with a {@code BLOCKER_ID} whose statement
+     * writes the table. A snapshot, for tests that wait until a fence guard is blocked.
+     *
+     * @throws IllegalStateException on another database, or if the query fails
+     */
+    public int sessionsWaitingOnFenceRow() {
+        try (Connection connection = dataSource.getConnection()) {
+            String product = connection.getMetaData().getDatabaseProductName();
+            String sql = switch (product) {
+                case "PostgreSQL" ->
+                    "SELECT count(*) FROM pg_stat_activity a WHERE a.wait_event_type = 'Lock'"
+                            + " AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.granted"
+                            + " AND l.relation = to_regclass('fencedlock_fence'))"
+                            + " AND EXISTS (SELECT 1 FROM pg_locks w WHERE w.pid = a.pid AND NOT w.granted)";
+                case "H2" ->
+                    "SELECT count(*) FROM information_schema.sessions WHERE blocker_id IS NOT NULL"
+                            + " AND lower(executing_statement) LIKE '%fencedlock_fence%'";
+                default -> throw new IllegalStateException("cannot see lock waits on " + product);
+            };
+            try (PreparedStatement query = connection.prepareStatement(sql);
+                    ResultSet rows = query.executeQuery()) {
+                rows.next();
+                return rows.getInt(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("Cannot read the lock waits of " + settings + ": " + e.getMessage(), e);
+        }
+    }
+
     @Override
     public void close() {
         try {
             factory.close();
         } finally {
-            dataSource.close();
-            dropOnClose.run();
+            try {
+                owned.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot close the fault database " + settings + ": " + e, e);
+            }
         }
     }
 }

@@ -80,26 +80,56 @@ public final class FencedIncrement implements AutoCloseable {
         } catch (RuntimeException e) {
             long at = atNanos.getAsLong();
             rollBackQuietly();
-            Optional<StaleFencingTokenException> stale = StaleFencingTokenException.findIn(e);
-            if (stale.isPresent()) {
-                return new FencedWrite(
-                        counterName,
-                        client,
-                        attempt,
-                        lease.token(),
-                        WriteOutcome.REFUSED_STALE,
-                        stale.get().reason().name(),
-                        at);
-            }
+            return failed(e, counterName, client, attempt, lease.token(), at);
+        }
+    }
+
+    /**
+     * A whole increment: {@link #begin}, then {@link #commit}. A refusal at {@code begin()} (the
+     * lease check or the fence guard) is {@link WriteOutcome#REFUSED_STALE} like one at the commit,
+     * and any other failure of the begin {@link WriteOutcome#UNKNOWN}; nothing was written then.
+     *
+     * @param lease the lease to bind, whose token the write carries
+     */
+    public static FencedWrite run(
+            EntityManagerFactory factory,
+            Lease lease,
+            String counterName,
+            String client,
+            String attempt,
+            LongSupplier atNanos) {
+        FencedIncrement increment;
+        try {
+            increment = begin(factory, lease, counterName);
+        } catch (RuntimeException e) {
+            return failed(e, counterName, client, attempt, lease.token(), atNanos.getAsLong());
+        }
+        try (increment) {
+            return increment.commit(client, attempt, atNanos);
+        }
+    }
+
+    private static FencedWrite failed(
+            RuntimeException e, String counterName, String client, String attempt, long token, long at) {
+        Optional<StaleFencingTokenException> stale = StaleFencingTokenException.findIn(e);
+        if (stale.isPresent()) {
             return new FencedWrite(
                     counterName,
                     client,
                     attempt,
-                    lease.token(),
-                    WriteOutcome.UNKNOWN,
-                    e.getClass().getSimpleName() + ": " + e.getMessage(),
+                    token,
+                    WriteOutcome.REFUSED_STALE,
+                    stale.get().reason().name(),
                     at);
         }
+        return new FencedWrite(
+                counterName,
+                client,
+                attempt,
+                token,
+                WriteOutcome.UNKNOWN,
+                e.getClass().getSimpleName() + ": " + e.getMessage(),
+                at);
     }
 
     private void rollBackQuietly() {

@@ -41,6 +41,13 @@ public record History(List<CriticalSection> sections, List<FencedWrite> writes) 
                 writes.stream().filter(w -> w.counter().equals(counter)).toList());
     }
 
+    /** Only the sections of {@code lock} and the writes to {@code counter}: one scenario of a run. */
+    public History only(String lock, String counter) {
+        return new History(
+                sections.stream().filter(s -> s.lock().equals(lock)).toList(),
+                writesTo(counter).writes());
+    }
+
     /** Reads a history written by {@link #writeTo}. */
     public static History readFrom(Path file) throws IOException {
         return HistoryFormat.read(file);

@@ -2,6 +2,7 @@ package dev.fencedlock.faults.process;
 
 import dev.fencedlock.faults.db.DatabaseSettings;
 import dev.fencedlock.faults.history.History;
+import dev.fencedlock.testkit.process.ProcessSignals;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -141,23 +142,13 @@ public final class ClientProcess implements AutoCloseable {
     }
 
     /** Stops the whole process (SIGSTOP): every thread, timer and heartbeat. */
-    public void stop() throws IOException, InterruptedException {
-        signal("-STOP");
+    public void stop() {
+        ProcessSignals.stop(process.pid());
     }
 
     /** Continues a {@link #stop() stopped} process (SIGCONT). */
-    public void resume() throws IOException, InterruptedException {
-        signal("-CONT");
-    }
-
-    private void signal(String signal) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid()))
-                .redirectErrorStream(true)
-                .start();
-        String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (kill.waitFor() != 0) {
-            throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed: " + output.trim());
-        }
+    public void resume() {
+        ProcessSignals.resume(process.pid());
     }
 
     /** Asks the client to write its history and exit, then reads the history. */

@@ -99,6 +99,24 @@ public final class Section implements AutoCloseable {
         }
     }
 
+    /**
+     * A whole fenced increment of {@code counter} with {@code bound} bound in place of this
+     * section's lease (the same lease, seen through a wrapper that injects a fault); records its
+     * outcome, also when {@code begin()} refused it.
+     *
+     * @throws IllegalArgumentException if {@code bound} carries another lock or token
+     */
+    public FencedWrite increment(EntityManagerFactory factory, String counter, Lease bound) {
+        if (!bound.lockName().equals(lease.lockName()) || bound.token() != lease.token()) {
+            throw new IllegalArgumentException("bound must stand for this section's lease (lock '" + lease.lockName()
+                    + "', token " + lease.token() + "), got lock '" + bound.lockName() + "', token " + bound.token());
+        }
+        checkValid();
+        FencedWrite write = FencedIncrement.run(factory, bound, counter, client, nextAttempt(), System::nanoTime);
+        recorder.record(write);
+        return write;
+    }
+
     /** Commits the increment and records its outcome. */
     public FencedWrite commit(FencedIncrement increment) {
         checkValid();

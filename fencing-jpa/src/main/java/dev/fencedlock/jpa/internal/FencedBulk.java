@@ -2,12 +2,10 @@ package dev.fencedlock.jpa.internal;
 
 import dev.fencedlock.Lease;
 import dev.fencedlock.jpa.Fencing;
-import dev.fencedlock.jpa.NoLeaseBoundException;
 import dev.fencedlock.jpa.StaleFencingTokenException;
 import dev.fencedlock.jpa.StaleFencingTokenException.Reason;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
-import jakarta.persistence.TransactionRequiredException;
 import jakarta.persistence.criteria.CriteriaBuilder;
 import jakarta.persistence.criteria.CriteriaDelete;
 import jakarta.persistence.criteria.CriteriaQuery;
@@ -15,6 +13,7 @@ import jakarta.persistence.criteria.CriteriaUpdate;
 import jakarta.persistence.criteria.Path;
 import jakarta.persistence.criteria.Predicate;
 import jakarta.persistence.criteria.Root;
+import jakarta.persistence.metamodel.SingularAttribute;
 import java.util.List;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 
@@ -22,25 +21,24 @@ import org.hibernate.engine.spi.SharedSessionContractImplementor;
  * Fenced bulk statements, built with the Criteria API:
  *
  * <ol>
- *   <li>the bound lease must be valid and a transaction active;
- *   <li>the UPDATE or DELETE carries {@code AND fence <= :token} (an UPDATE also sets {@code fence
- *       = :token}), so no row with a newer fence is touched, whatever commits meanwhile;
- *   <li>a locking read then looks for a row the statement's restriction selects whose fence is
- *       newer than the token; if there is one, the statement skipped it and the whole change is
- *       refused. The read is a locking read so that it sees the latest committed rows also under
- *       REPEATABLE READ.
+ *   <li>they must run in a fenced transaction whose lease is still valid ({@link
+ *       FencedTransactions#requireFenced}): the fence guard has ordered it among the lock's
+ *       transactions;
+ *   <li>the UPDATE or DELETE carries {@code AND fence <= :token}; an UPDATE also sets {@code fence =
+ *       :token} and increments the entity's {@code @Version}, so that copies read before it fail
+ *       their version check;
+ *   <li>a locking read then looks for a row the restriction selects whose fence is newer than the
+ *       token (written under another fence row, or by a writer outside the fence); if there is one,
+ *       the statement skipped it and the whole change is refused.
  * </ol>
- *
- * <p>The lease is registered for the checks at commit like any fenced write (validity, and the
- * lock fence if it is on).
  */
 public final class FencedBulk {
     private FencedBulk() {}
 
     public static <T> int update(
             EntityManager em, Class<T> type, Fencing.Restriction<T> where, Fencing.Assignments<T> assignments) {
-        Lease lease = begin(em, type, "bulk update");
         String fence = fenceAttribute(type);
+        Lease lease = FencedTransactions.requireFenced("fenced bulk update of " + type.getName());
         CriteriaBuilder cb = em.getCriteriaBuilder();
         CriteriaUpdate<T> update = cb.createCriteriaUpdate(type);
         Root<T> root = update.from(type);
@@ -49,6 +47,8 @@ public final class FencedBulk {
         }
         Path<Long> fencePath = root.get(fence);
         update.set(fencePath, lease.token());
+        Path<Number> version = root.get(versionAttribute(em, type));
+        update.set(version, cb.sum(version, 1));
         update.where(guarded(cb, where, root, cb.le(fencePath, lease.token())));
         int updated = em.createQuery(update).executeUpdate();
         refuseSkippedRows(em, type, where, fence, lease);
@@ -56,8 +56,8 @@ public final class FencedBulk {
     }
 
     public static <T> int delete(EntityManager em, Class<T> type, Fencing.Restriction<T> where) {
-        Lease lease = begin(em, type, "bulk delete");
         String fence = fenceAttribute(type);
+        Lease lease = FencedTransactions.requireFenced("fenced bulk delete of " + type.getName());
         CriteriaBuilder cb = em.getCriteriaBuilder();
         CriteriaDelete<T> delete = cb.createCriteriaDelete(type);
         Root<T> root = delete.from(type);
@@ -67,34 +67,19 @@ public final class FencedBulk {
         return deleted;
     }
 
-    private static Lease begin(EntityManager em, Class<?> type, String operation) {
-        Lease lease = LeaseBinding.current().orElseThrow(() -> new NoLeaseBoundException(operation, type.getName()));
-        SharedSessionContractImplementor session = em.unwrap(SharedSessionContractImplementor.class);
-        if (!session.isTransactionInProgress()) {
-            throw new TransactionRequiredException(
-                    "The " + operation + " of fenced entity " + type.getName() + " needs a transaction");
-        }
-        if (!lease.isValid()) {
-            throw new StaleFencingTokenException(
-                    Reason.LEASE_NOT_VALID,
-                    lease.lockName(),
-                    null,
-                    type.getName(),
-                    null,
-                    lease.token(),
-                    null,
-                    "the lease expired or was lost",
-                    null);
-        }
-        TransactionLeases.register(session, lease, LockFence.of(session.getFactory()));
-        return lease;
-    }
-
     private static String fenceAttribute(Class<?> type) {
         return FenceField.of(type)
                 .orElseThrow(() -> new IllegalArgumentException(
                         "Entity class " + type.getName() + " has no @FencingToken field; it is not fenced"))
                 .name();
+    }
+
+    private static String versionAttribute(EntityManager em, Class<?> type) {
+        return em.getMetamodel().entity(type).getSingularAttributes().stream()
+                .filter(SingularAttribute::isVersion)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("Fenced entity " + type.getName() + " has no @Version"))
+                .getName();
     }
 
     private static <T> Predicate guarded(
@@ -121,7 +106,6 @@ public final class FencedBulk {
                     lease.lockName(),
                     null,
                     type.getName(),
-                    null,
                     lease.token(),
                     newer.get(0),
                     "the bulk statement selects rows that a later holder has written; roll the transaction back",

@@ -1,66 +1,54 @@
 package dev.fencedlock.jpa.internal;
 
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.util.Map;
+import dev.fencedlock.jpa.FencingListener;
+import jakarta.persistence.EntityListeners;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Optional;
+import java.util.Set;
 import org.hibernate.MappingException;
-import org.hibernate.SessionFactory;
-import org.hibernate.SessionFactoryObserver;
 import org.hibernate.boot.Metadata;
 import org.hibernate.boot.spi.BootstrapContext;
-import org.hibernate.cfg.JdbcSettings;
+import org.hibernate.engine.spi.ManagedEntity;
+import org.hibernate.engine.spi.PersistentAttributeInterceptable;
+import org.hibernate.engine.spi.SelfDirtinessTracker;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
+import org.hibernate.event.service.spi.EventListenerRegistry;
+import org.hibernate.event.spi.EventType;
 import org.hibernate.integrator.spi.Integrator;
-import org.hibernate.jdbc.Expectation;
 import org.hibernate.mapping.BasicValue;
+import org.hibernate.mapping.Collection;
 import org.hibernate.mapping.JoinedSubclass;
 import org.hibernate.mapping.PersistentClass;
 import org.hibernate.mapping.Property;
 import org.hibernate.mapping.RootClass;
 import org.hibernate.mapping.UnionSubclass;
-import org.hibernate.tool.schema.spi.SchemaManagementException;
 
 /**
- * Makes Hibernate enforce the fence of every entity with a {@link
- * dev.fencedlock.jpa.FencingToken} field, before the session factory builds its persisters.
- * Registered through {@code META-INF/services/org.hibernate.integrator.spi.Integrator}, so an entity
- * needs nothing beyond the field and the listener.
+ * Checks the mapping of every entity with a {@link dev.fencedlock.jpa.FencingToken} field when a
+ * session factory starts, and sets up what is enforced at runtime. Registered through {@code
+ * META-INF/services/org.hibernate.integrator.spi.Integrator}.
  *
  * <ol>
- *   <li>The fence column is marked as a partition key column. Hibernate then adds {@code fence = ?}
- *       to the WHERE clause of every UPDATE and DELETE of the entity and binds the value from the
- *       session's snapshot of the row, that is the fence value this transaction read; the SET
- *       clause writes the stamped token. The row is therefore written only if it still holds
- *       what was read, decided by the database in the same statement.
- *   <li>The root class gets {@link FencedStateManagement}, whose coordinators check the lease and
- *       the read before each statement and translate the database's refusals.
- *   <li>Fenced statements are not JDBC-batched, so that a refusal surfaces at the statement that
- *       caused it, while the entity and its id are known.
+ *   <li>Refused with a {@link MappingException} naming the entity: no {@code @Version} beside the
+ *       fence (or a non-numeric one), the fence as the version, a fence that is not one basic,
+ *       insertable and updatable column, no {@code @EntityListeners(FencingListener.class)} on the
+ *       class or a superclass (listeners declared only in {@code orm.xml} are not seen), more than
+ *       one table per entity, custom insert/update/delete SQL, {@code @OptimisticLocking(type = ALL/DIRTY)}, and bytecode-enhanced classes.
+ *   <li>The fence column is marked as a partition-key column: Hibernate then adds {@code fence = ?}
+ *       (the value read) to the WHERE clause of every UPDATE and DELETE of the entity.
+ *   <li>The entity's table and its collection tables are registered with the {@link
+ *       FencedWriteInspector}, which refuses writes to them outside a fenced transaction.
+ *   <li>Writes of fenced entities through a {@code StatelessSession} are refused ({@link
+ *       StatelessWriteRefusal}): it runs no entity listener, so nothing would be stamped.
  * </ol>
- *
- * <p>Marking the column as a partition key happens after the primary key was built, so schema
- * generation does not add the fence column to the primary key.
- *
- * <p>The settings of {@link dev.fencedlock.jpa.FencingSettings} are validated here. With the lock
- * fence on, its table is checked once the factory is built (unless JDBC access on boot is switched
- * off, {@code hibernate.boot.allow_jdbc_metadata_access=false}; the first commit then reports a
- * missing table).
  */
 public final class FencingIntegrator implements Integrator {
 
     @Override
     public void integrate(Metadata metadata, BootstrapContext bootstrapContext, SessionFactoryImplementor factory) {
-        LockFence lockFence = LockFence.of(factory);
-        if (lockFence.isOn() && jdbcAccessAllowedOnBoot(factory.getProperties())) {
-            // after the schema tooling, which runs as an earlier observer, could have created it
-            factory.addObserver(new SessionFactoryObserver() {
-                @Override
-                public void sessionFactoryCreated(SessionFactory created) {
-                    requireTable(factory, lockFence);
-                }
-            });
-        }
+        Set<String> fencedEntities = new HashSet<>();
+        FencedWriteInspector inspector = null;
         for (PersistentClass entity : metadata.getEntityBindings()) {
             Class<?> type = entity.getMappedClass();
             if (type == null) {
@@ -72,22 +60,79 @@ public final class FencingIntegrator implements Integrator {
             } catch (IllegalArgumentException e) {
                 throw new MappingException(e.getMessage(), e);
             }
-            if (field.isPresent()) {
-                fence(entity, field.get());
+            if (field.isEmpty()) {
+                continue;
             }
+            if (inspector == null) {
+                inspector = inspector(factory);
+            }
+            fence(entity, field.get(), inspector);
+            fencedEntities.add(entity.getEntityName());
+        }
+        if (!fencedEntities.isEmpty()) {
+            StatelessWriteRefusal refusal = new StatelessWriteRefusal(fencedEntities);
+            EventListenerRegistry listeners = factory.getServiceRegistry().requireService(EventListenerRegistry.class);
+            listeners.appendListeners(EventType.PRE_INSERT, refusal);
+            listeners.appendListeners(EventType.PRE_UPDATE, refusal);
+            listeners.appendListeners(EventType.PRE_UPSERT, refusal);
+            listeners.appendListeners(EventType.PRE_DELETE, refusal);
         }
     }
 
-    private static void fence(PersistentClass entity, FenceField field) {
+    private static FencedWriteInspector inspector(SessionFactoryImplementor factory) {
+        if (factory.getSessionFactoryOptions().getStatementInspector() instanceof FencedWriteInspector inspector) {
+            return inspector;
+        }
+        throw new MappingException("fencing-jpa's statement inspector is not installed (hibernate.session_factory."
+                + "statement_inspector is " + factory.getSessionFactoryOptions().getStatementInspector()
+                + "); was the session factory's statement inspector replaced after the service registry was built?");
+    }
+
+    private static boolean hasFencingListener(Class<?> type) {
+        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+            EntityListeners listeners = c.getAnnotation(EntityListeners.class);
+            if (listeners != null && Arrays.asList(listeners.value()).contains(FencingListener.class)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void fence(PersistentClass entity, FenceField field, FencedWriteInspector inspector) {
         String name = entity.getEntityName();
+        Class<?> type = entity.getMappedClass();
+        if (ManagedEntity.class.isAssignableFrom(type)
+                || PersistentAttributeInterceptable.class.isAssignableFrom(type)
+                || SelfDirtinessTracker.class.isAssignableFrom(type)) {
+            throw new MappingException("Fenced entity " + name + " is bytecode-enhanced: Hibernate's dirty tracking "
+                    + "would not see the fence the listener stamps, so updates would keep the old fence. "
+                    + "Exclude fenced entities from enhancement");
+        }
+        if (!hasFencingListener(type)) {
+            throw new MappingException("Fenced entity " + name + " has a @FencingToken field but not "
+                    + "@EntityListeners(FencingListener.class) on its class or a superclass: its fence would never "
+                    + "be stamped");
+        }
         Property property = entity.getPropertyClosure().stream()
                 .filter(p -> p.getName().equals(field.name()))
                 .findFirst()
                 .orElseThrow(() -> new MappingException("@FencingToken field " + field + " of entity " + name
                         + " is not persistent; remove @Transient"));
-        if (entity.isVersioned() && entity.getVersion().getName().equals(field.name())) {
+        if (!entity.isVersioned()) {
+            throw new MappingException("Fenced entity " + name + " has no @Version: a fenced entity needs one beside "
+                    + "its @FencingToken field, so that two writes under one token and a detached copy merged over a "
+                    + "newer write are refused; add e.g. '@Version long version' (see docs/fencing-jpa.md)");
+        }
+        Property version = entity.getVersion();
+        if (version.getName().equals(field.name())) {
             throw new MappingException("@FencingToken field " + field + " of entity " + name
                     + " is also its @Version; keep the version in a separate field");
+        }
+        Class<?> versionType = version.getType().getReturnedClass();
+        if (versionType != Long.class && versionType != Integer.class && versionType != Short.class) {
+            throw new MappingException("The @Version of fenced entity " + name + " is a " + versionType.getName()
+                    + "; fenced entities need a numeric version (long, int or short), which fenced bulk updates "
+                    + "increment");
         }
         if (!(property.getValue() instanceof BasicValue value) || value.getColumnSpan() != 1) {
             throw new MappingException(
@@ -119,54 +164,17 @@ public final class FencingIntegrator implements Integrator {
         }
         if (root.getOptimisticLockStyle().isAllOrDirty()) {
             throw new MappingException("Fenced entity " + name + " uses @OptimisticLocking(type = "
-                    + root.getOptimisticLockStyle() + "); use a @Version column or none");
-        }
-        var stateManagement = root.getStateManagementType();
-        if (stateManagement != null && stateManagement != FencedStateManagement.class) {
-            throw new MappingException("Fenced entity " + name + " uses " + stateManagement.getSimpleName()
-                    + " (soft delete, temporal or audit tables), which fencing does not support");
+                    + root.getOptimisticLockStyle() + "); fenced entities use their @Version");
         }
 
         value.setPartitionKey(true);
-        root.setStateManagementType(FencedStateManagement.class);
-        entity.setInsertExpectation(UnbatchedRowCount::new);
-        entity.setUpdateExpectation(UnbatchedRowCount::new);
-        entity.setDeleteExpectation(UnbatchedRowCount::new);
-    }
-
-    private static boolean jdbcAccessAllowedOnBoot(Map<String, Object> settings) {
-        Object allowed = settings.get(JdbcSettings.ALLOW_METADATA_ON_BOOT);
-        return allowed == null || !allowed.toString().trim().equalsIgnoreCase("false");
-    }
-
-    private static void requireTable(SessionFactoryImplementor factory, LockFence lockFence) {
-        var access = factory.getJdbcServices().getBootstrapJdbcConnectionAccess();
-        Connection connection;
-        try {
-            connection = access.obtainConnection();
-        } catch (SQLException e) {
-            throw new SchemaManagementException(
-                    "Cannot check the lock-fence table '" + lockFence.table() + "': no connection", e);
-        }
-        try {
-            lockFence.requireTable(connection);
-        } finally {
-            try {
-                if (!connection.getAutoCommit()) {
-                    connection.rollback();
-                }
-                access.releaseConnection(connection);
-            } catch (SQLException e) {
-                // the check's outcome stands; a connection that cannot be returned is the pool's concern
+        inspector.fence(entity.getTable().getName(), version.getColumns().get(0).getName());
+        for (Property member : entity.getPropertyClosure()) {
+            if (member.getValue() instanceof Collection collection
+                    && collection.getCollectionTable() != null
+                    && collection.getCollectionTable() != entity.getTable()) {
+                inspector.fence(collection.getCollectionTable().getName(), null);
             }
-        }
-    }
-
-    /** One row per statement, as Hibernate's default, and never part of a JDBC batch. */
-    static final class UnbatchedRowCount extends Expectation.RowCount {
-        @Override
-        public boolean canBeBatched() {
-            return false;
         }
     }
 }

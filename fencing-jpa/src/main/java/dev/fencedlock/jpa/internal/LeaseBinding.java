@@ -1,22 +1,17 @@
 package dev.fencedlock.jpa.internal;
 
 import dev.fencedlock.Lease;
-import java.util.IdentityHashMap;
-import java.util.Map;
 import java.util.Optional;
 
 /**
- * The leases bound to the current thread, innermost first, and the fence values the {@code
- * FencingListener} saw on entities before stamping them (kept until the write is flushed so that a
- * stale copy can be told apart from a fresh read). Everything is dropped when the outermost binding
- * ends. Not thread-safe by design: each thread has its own.
+ * The leases bound to the current thread, innermost first; dropped when the outermost binding ends.
+ * Not thread-safe by design: each thread has its own.
  */
 public final class LeaseBinding {
     private static final ThreadLocal<LeaseBinding> CURRENT = new ThreadLocal<>();
 
     private final Thread owner = Thread.currentThread();
     private Frame top;
-    private final Map<Object, Long> seenFences = new IdentityHashMap<>();
 
     /** One bind; frames form a stack per thread. */
     public static final class Frame {
@@ -68,7 +63,6 @@ public final class LeaseBinding {
         }
         binding.top = frame.below;
         if (binding.top == null) {
-            binding.seenFences.clear();
             CURRENT.remove();
         }
     }
@@ -77,19 +71,5 @@ public final class LeaseBinding {
     public static Optional<Lease> current() {
         LeaseBinding binding = CURRENT.get();
         return binding == null ? Optional.empty() : Optional.of(binding.top.lease);
-    }
-
-    /** Remembers the fence value {@code entity} carried before the listener stamped it. */
-    static void rememberSeenFence(Object entity, long fence) {
-        LeaseBinding binding = CURRENT.get();
-        if (binding != null) {
-            binding.seenFences.put(entity, fence);
-        }
-    }
-
-    /** Returns and forgets the fence value remembered for {@code entity}, or null. */
-    static Long takeSeenFence(Object entity) {
-        LeaseBinding binding = CURRENT.get();
-        return binding == null ? null : binding.seenFences.remove(entity);
     }
 }

@@ -1,42 +1,44 @@
 package dev.fencedlock.jpa.internal;
 
 import dev.fencedlock.Lease;
-import dev.fencedlock.jpa.NoLeaseBoundException;
+import dev.fencedlock.jpa.StaleFencingTokenException;
 
 /**
- * What {@code FencingListener} does: stamp the bound lease's token into the fence field before
- * Hibernate takes the entity's state. The checks that need the row as read (validity, stale
- * copies, newer tokens) run later, right before the statement, in the fenced coordinators.
+ * What {@code FencingListener} does before Hibernate takes an entity's state: require a fenced
+ * transaction ({@link FencedTransactions#requireFenced}) and stamp the lease's token into the fence
+ * field. The statement then writes the token and is restricted by the fence and the version read.
  */
 public final class Stamping {
     private Stamping() {}
 
     /** Before an insert: the new row carries the lease's token. */
     public static void beforeInsert(Object entity) {
-        Lease lease = requireLease("insert", entity);
-        FenceField.require(entity.getClass()).set(entity, lease.token());
-    }
-
-    /**
-     * Before an update: remembers the fence value the entity carried (what the application read,
-     * or what a merge copied into it), then stamps the lease's token.
-     */
-    public static void beforeUpdate(Object entity) {
-        Lease lease = requireLease("update", entity);
         FenceField field = FenceField.require(entity.getClass());
-        LeaseBinding.rememberSeenFence(entity, field.get(entity));
+        Lease lease = FencedTransactions.requireFenced(
+                "insert of fenced entity " + entity.getClass().getName());
         field.set(entity, lease.token());
     }
 
-    /** Before a delete: fails fast when no lease is bound; the fence is checked at flush. */
-    public static void beforeRemove(Object entity) {
-        requireLease("delete", entity);
-        FenceField.require(entity.getClass());
+    /**
+     * Before an update: the fence the entity carries must not be newer than the lease's token (a row
+     * a newer holder wrote, under the same lock name only if fence rows of different databases or
+     * tables were mixed); then the token is stamped.
+     */
+    public static void beforeUpdate(Object entity) {
+        FenceField field = FenceField.require(entity.getClass());
+        Lease lease = FencedTransactions.requireFenced(
+                "update of fenced entity " + entity.getClass().getName());
+        long carried = field.get(entity);
+        if (carried > lease.token()) {
+            throw StaleFencingTokenException.newerTokenRead(lease, entity, carried);
+        }
+        field.set(entity, lease.token());
     }
 
-    private static Lease requireLease(String operation, Object entity) {
-        return LeaseBinding.current()
-                .orElseThrow(() ->
-                        new NoLeaseBoundException(operation, entity.getClass().getName()));
+    /** Before a delete: a fenced transaction is required; the statement checks the fence and version read. */
+    public static void beforeRemove(Object entity) {
+        FenceField.require(entity.getClass());
+        FencedTransactions.requireFenced(
+                "delete of fenced entity " + entity.getClass().getName());
     }
 }

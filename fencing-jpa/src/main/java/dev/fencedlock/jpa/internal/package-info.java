@@ -1,6 +1,7 @@
 /**
- * How fencing is wired into Hibernate: {@link dev.fencedlock.jpa.internal.FencingIntegrator}
- * prepares the boot model, {@link dev.fencedlock.jpa.internal.FencedStateManagement} wraps the
- * mutation coordinators of fenced entities. Not an API: anything here may change in any release.
+ * How fencing is wired into Hibernate: {@link dev.fencedlock.jpa.internal.FencingServiceContributor}
+ * installs the transaction guard and the statement inspector, {@link
+ * dev.fencedlock.jpa.internal.FencingIntegrator} checks and prepares the boot model. Not an API:
+ * anything here may change in any release.
  */
 package dev.fencedlock.jpa.internal;

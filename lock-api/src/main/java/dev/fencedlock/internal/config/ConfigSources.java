@@ -16,13 +16,17 @@ import java.util.TreeMap;
  */
 public final class ConfigSources {
     public static final String RESOURCE = "fencedlock.properties";
+    private static final String ENVIRONMENT_PREFIX = "FENCEDLOCK_";
 
     private ConfigSources() {}
 
     /**
-     * Returns the merged {@code fencedlock.*} values. Environment variables are consulted only for
-     * the known keys; the classpath file and system properties contribute every {@code fencedlock.*}
-     * key they hold, so a misspelt key there is reported rather than ignored.
+     * Returns the merged {@code fencedlock.*} values. Every source contributes every {@code
+     * fencedlock.*} key it holds, so that a misspelt key is reported rather than ignored: an
+     * environment variable starting with {@code FENCEDLOCK_} must be the variable of one of {@code
+     * knownKeys}.
+     *
+     * @throws IllegalArgumentException naming an environment variable that matches no known key
      */
     public static Map<String, String> merge(
             Properties systemProperties,
@@ -31,11 +35,21 @@ public final class ConfigSources {
             Collection<String> knownKeys) {
         Map<String, String> merged = new TreeMap<>();
         copyFencedlockKeys(classpathFile(classLoader), merged);
+        Map<String, String> keysByVariable = new TreeMap<>();
         for (String key : knownKeys) {
-            String value = environment.get(LockConfig.environmentVariable(key));
-            if (value != null) {
-                merged.put(key, value);
+            keysByVariable.put(LockConfig.environmentVariable(key), key);
+        }
+        for (Map.Entry<String, String> variable : new TreeMap<>(environment).entrySet()) {
+            if (!variable.getKey().startsWith(ENVIRONMENT_PREFIX)) {
+                continue;
             }
+            String key = keysByVariable.get(variable.getKey());
+            if (key == null) {
+                throw new IllegalArgumentException("Environment variable " + variable.getKey()
+                        + " matches no configuration key; known variables are " + keysByVariable.keySet()
+                        + " (for the keys " + knownKeys + ")");
+            }
+            merged.put(key, variable.getValue());
         }
         copyFencedlockKeys(systemProperties, merged);
         return merged;

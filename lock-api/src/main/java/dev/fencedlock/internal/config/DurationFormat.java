@@ -10,7 +10,52 @@ import java.util.regex.Pattern;
 public final class DurationFormat {
     private static final Pattern SIMPLE = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)");
 
+    /**
+     * The longest duration configuration accepts: a quarter of what a {@code long} of nanoseconds
+     * holds (about 73 years), so that adding it to a {@link System#nanoTime()} reading or to
+     * another such duration cannot overflow.
+     */
+    public static final Duration MAX = Duration.ofNanos(Long.MAX_VALUE / 4);
+
     private DurationFormat() {}
+
+    /**
+     * Like {@link #parse}, and the duration must be positive.
+     *
+     * @throws IllegalArgumentException naming {@code key} and the value when it cannot be read, is
+     *     zero or negative, or is longer than {@link #MAX}
+     */
+    public static Duration parsePositive(String key, String value) {
+        Duration duration = parse(key, value);
+        if (duration.isZero() || duration.isNegative()) {
+            throw new IllegalArgumentException(key + " must be positive, got " + format(duration));
+        }
+        return duration;
+    }
+
+    /**
+     * Checks a duration given programmatically.
+     *
+     * @throws IllegalArgumentException naming {@code key} if it is null, zero, negative or longer
+     *     than {@link #MAX}
+     */
+    public static Duration requirePositive(String key, Duration value) {
+        if (value == null) {
+            throw new IllegalArgumentException(key + " must not be null");
+        }
+        if (value.isZero() || value.isNegative()) {
+            throw new IllegalArgumentException(key + " must be positive, got " + format(value));
+        }
+        return requireMeasurable(key, format(value), value);
+    }
+
+    private static Duration requireMeasurable(String key, String shown, Duration value) {
+        if (value.abs().compareTo(MAX) > 0) {
+            throw new IllegalArgumentException(key + " has '" + shown + "', longer than the longest supported duration "
+                    + MAX.toDays() + "d (" + MAX.toDays() / 365 + " years): it must be measurable in nanoseconds");
+        }
+        return value;
+    }
 
     /**
      * Parses a duration written with a unit ({@code ms}, {@code s}, {@code m}, {@code h}, {@code d})
@@ -26,17 +71,18 @@ public final class DurationFormat {
         Matcher matcher = SIMPLE.matcher(text);
         if (matcher.matches()) {
             long amount = Long.parseLong(matcher.group(1));
-            return switch (matcher.group(2)) {
+            Duration duration = switch (matcher.group(2)) {
                 case "ms" -> Duration.ofMillis(amount);
                 case "s" -> Duration.ofSeconds(amount);
                 case "m" -> Duration.ofMinutes(amount);
                 case "h" -> Duration.ofHours(amount);
                 default -> Duration.ofDays(amount);
             };
+            return requireMeasurable(key, value, duration);
         }
         if (text.startsWith("pt") || text.startsWith("p")) {
             try {
-                return Duration.parse(value.trim());
+                return requireMeasurable(key, value, Duration.parse(value.trim()));
             } catch (DateTimeParseException e) {
                 // fall through to the common message
             }

@@ -1,13 +1,21 @@
 package dev.fencedlock.internal.config;
 
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.spi.BackendSettings;
 import dev.fencedlock.spi.LockProviderFactory;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.ServiceLoader;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
-/** Finds {@link LockProviderFactory} implementations with {@link ServiceLoader}. */
+/**
+ * Finds {@link LockProviderFactory} implementations with {@link ServiceLoader}, and routes each
+ * backend's configuration keys to the provider that owns them.
+ */
 public final class ProviderRegistry {
     private ProviderRegistry() {}
 
@@ -21,18 +29,86 @@ public final class ProviderRegistry {
     }
 
     /**
-     * @throws IllegalArgumentException if no provider serves the configured backend; the message
-     *     lists the backends that are on the classpath
+     * @param key the key that named the backend ({@code fencedlock.backend} or {@code
+     *     fencedlock.fallback}), for the message
+     * @throws IllegalArgumentException if no provider serves {@code backend}; the message lists the
+     *     backends that are on the classpath
      */
-    public static LockProviderFactory forBackend(String backend) {
+    public static LockProviderFactory forBackend(String key, String backend) {
+        return find(backend)
+                .orElseThrow(() -> new IllegalArgumentException("Unknown " + key + " '" + backend
+                        + "'; backends on the classpath: " + availableBackends()
+                        + " (add the provider module, e.g. dev.fencedlock:redlock-provider, to use another)"));
+    }
+
+    /** The common keys, then every provider's keys, each group sorted. */
+    public static List<String> knownKeys() {
+        List<String> keys = new ArrayList<>(LockConfig.COMMON_KEYS);
+        TreeSet<String> providerKeys = new TreeSet<>();
         for (LockProviderFactory factory : factories()) {
-            if (factory.backend().equals(backend)) {
+            providerKeys.addAll(factory.keys());
+        }
+        keys.addAll(providerKeys);
+        return keys;
+    }
+
+    /**
+     * Checks one backend key and its value with the provider that owns it.
+     *
+     * @throws IllegalArgumentException if no provider on the classpath declares the key, or the
+     *     provider rejects the value
+     */
+    public static void validate(String key, String value) {
+        LockProviderFactory factory = owner(key);
+        factory.validate(BackendSettings.of(factory.backend(), Map.of(key, value)));
+    }
+
+    /**
+     * Groups backend keys by backend and has each provider check its group as a whole.
+     *
+     * @return the settings of each backend that has values, by backend name
+     * @throws IllegalArgumentException as {@link #validate}
+     */
+    public static Map<String, BackendSettings> validateAll(Map<String, String> values) {
+        Map<String, Map<String, String>> grouped = new TreeMap<>();
+        Map<String, LockProviderFactory> owners = new LinkedHashMap<>();
+        for (Map.Entry<String, String> entry : values.entrySet()) {
+            LockProviderFactory factory = owner(entry.getKey());
+            owners.put(factory.backend(), factory);
+            grouped.computeIfAbsent(factory.backend(), name -> new TreeMap<>()).put(entry.getKey(), entry.getValue());
+        }
+        Map<String, BackendSettings> settings = new TreeMap<>();
+        grouped.forEach((backend, group) -> {
+            BackendSettings backendSettings = BackendSettings.of(backend, group);
+            owners.get(backend).validate(backendSettings);
+            settings.put(backend, backendSettings);
+        });
+        return settings;
+    }
+
+    private static LockProviderFactory owner(String key) {
+        for (LockProviderFactory factory : factories()) {
+            if (key.startsWith(BackendSettings.prefix(factory.backend()))
+                    && factory.keys().contains(key)) {
                 return factory;
             }
         }
-        throw new IllegalArgumentException("Unknown " + LockConfig.BACKEND + " '" + backend
-                + "'; backends on the classpath: " + availableBackends()
-                + " (add the provider module, e.g. dev.fencedlock:redlock-provider, to use another)");
+        throw unknownKey(key);
+    }
+
+    /** The error for a {@code fencedlock.*} key that nothing declares. */
+    public static IllegalArgumentException unknownKey(String key) {
+        return new IllegalArgumentException("Unknown configuration key '" + key + "'; known keys are " + knownKeys()
+                + " (backends on the classpath: " + availableBackends() + ")");
+    }
+
+    private static Optional<LockProviderFactory> find(String backend) {
+        for (LockProviderFactory factory : factories()) {
+            if (factory.backend().equals(backend)) {
+                return Optional.of(factory);
+            }
+        }
+        return Optional.empty();
     }
 
     private static List<LockProviderFactory> factories() {

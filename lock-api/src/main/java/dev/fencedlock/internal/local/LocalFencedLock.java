@@ -42,6 +42,7 @@ final class LocalFencedLock extends AbstractFencedLock {
                     grant.expiresAtNanos(),
                     lock.runtime());
             this.holder = grant.holder();
+            table.onForcedExpiry(lockName(), holder, () -> markLost("its lease time ran out (forced by a test)", null));
         }
 
         @Override

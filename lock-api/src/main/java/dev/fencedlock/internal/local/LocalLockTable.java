@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
 
 /**
  * The state of every {@code local} lock in this JVM, shared by all local clients so that two
@@ -38,6 +39,7 @@ public final class LocalLockTable {
                 if (slot.holder == null || now - slot.expiresAtNanos >= 0) {
                     Object holder = new Object();
                     slot.holder = holder;
+                    slot.onForcedExpiry = null;
                     slot.expiresAtNanos = now + leaseNanos;
                     return new Grant(holder, tokens.incrementAndGet(), slot.expiresAtNanos);
                 }
@@ -72,19 +74,7 @@ public final class LocalLockTable {
 
     /** Releases the lock if {@code holder} still holds it; never touches another holder's grant. */
     void release(String name, Object holder) {
-        Slot slot = slots.get(name);
-        if (slot == null) {
-            return;
-        }
-        slot.lock.lock();
-        try {
-            if (slot.holder == holder) {
-                slot.holder = null;
-                slot.released.signalAll();
-            }
-        } finally {
-            slot.lock.unlock();
-        }
+        underLock(name, slot -> slot.holder == holder && slot.free());
     }
 
     /**
@@ -92,23 +82,86 @@ public final class LocalLockTable {
      * learns of it at its next renewal or extension. Meant for tests of loss handling.
      */
     public void forceRelease(String name) {
+        underLock(name, Slot::free);
+    }
+
+    /**
+     * Registers what {@link #forceExpire} tells the lease of {@code holder}; does nothing if {@code
+     * holder} no longer holds {@code name}.
+     */
+    void onForcedExpiry(String name, Object holder, Runnable callback) {
+        underLock(name, slot -> {
+            if (slot.holder == holder) {
+                slot.onForcedExpiry = callback;
+            }
+            return true;
+        });
+    }
+
+    /**
+     * Lets the time of whatever grant holds {@code name} run out now, as if it had not been renewed:
+     * the lock is free at once and the holder's lease is told at once (no longer valid, lease-lost
+     * listeners called). Meant for tests of expiry handling.
+     *
+     * @return whether a grant held the lock
+     */
+    public boolean forceExpire(String name) {
+        Runnable[] tell = new Runnable[1];
+        boolean held = underLock(name, slot -> {
+            if (slot.holder == null) {
+                return false;
+            }
+            tell[0] = slot.onForcedExpiry;
+            return slot.free();
+        });
+        if (tell[0] != null) {
+            tell[0].run(); // outside the slot's lock: the lease takes its own locks
+        }
+        return held;
+    }
+
+    /** Runs {@code action} under the lock of {@code name}'s slot; false if there is no slot. */
+    private boolean underLock(String name, Predicate<Slot> action) {
         Slot slot = slots.get(name);
         if (slot == null) {
-            return;
+            return false;
         }
         slot.lock.lock();
         try {
-            slot.holder = null;
-            slot.released.signalAll();
+            return action.test(slot);
         } finally {
             slot.lock.unlock();
         }
+    }
+
+    /**
+     * Moves the token counter forward so that the next grant's token is at least {@code count}
+     * larger than the last one, as after grants this JVM did not see (another client, another
+     * backend). Meant for tests of fences that must refuse the older tokens.
+     *
+     * @return the largest token skipped; the next grant's token is larger
+     * @throws IllegalArgumentException if {@code count} is not positive
+     */
+    public long skipTokens(long count) {
+        if (count <= 0) {
+            throw new IllegalArgumentException("count must be positive, got " + count);
+        }
+        return tokens.addAndGet(count);
     }
 
     private static final class Slot {
         final ReentrantLock lock = new ReentrantLock();
         final Condition released = lock.newCondition();
         Object holder;
+        Runnable onForcedExpiry;
         long expiresAtNanos;
+
+        /** Frees the lock and wakes its waiters; true. Call under {@link #lock}. */
+        boolean free() {
+            holder = null;
+            onForcedExpiry = null;
+            released.signalAll();
+            return true;
+        }
     }
 }

@@ -1,10 +1,12 @@
 package dev.fencedlock.internal.local;
 
+import dev.fencedlock.BackendStatus;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.spi.LeaseRuntime;
 import dev.fencedlock.spi.LockProvider;
 import dev.fencedlock.spi.LockProviderFactory;
+import java.util.List;
 
 /**
  * The {@code local} backend: locks that exist only inside this JVM, with the same semantics and
@@ -24,6 +26,11 @@ public final class LocalProviderFactory implements LockProviderFactory {
             @Override
             public FencedLock lock(String name) {
                 return new LocalFencedLock(name, runtime, LocalLockTable.SHARED);
+            }
+
+            @Override
+            public BackendStatus status(String backend) {
+                return new BackendStatus(backend, BackendStatus.State.UP, List.of());
             }
 
             @Override

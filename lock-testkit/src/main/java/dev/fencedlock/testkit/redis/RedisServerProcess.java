@@ -1,5 +1,6 @@
 package dev.fencedlock.testkit.redis;
 
+import dev.fencedlock.testkit.process.ProcessSignals;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -110,14 +111,14 @@ public final class RedisServerProcess implements AutoCloseable {
     /** Freezes the server with SIGSTOP: connections stay open, nothing is answered. */
     public synchronized void pause() {
         requireAlive();
-        signal("-STOP");
+        signal("STOP");
         paused = true;
     }
 
     /** Thaws a {@link #pause() paused} server with SIGCONT. */
     public synchronized void resume() {
         requireAlive();
-        signal("-CONT");
+        signal("CONT");
         paused = false;
     }
 
@@ -134,7 +135,7 @@ public final class RedisServerProcess implements AutoCloseable {
             return;
         }
         if (paused) {
-            signal("-CONT");
+            signal("CONT");
             paused = false;
         }
         process.destroy();
@@ -227,20 +228,7 @@ public final class RedisServerProcess implements AutoCloseable {
     }
 
     private void signal(String signal) {
-        try {
-            Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid()))
-                    .redirectErrorStream(true)
-                    .start();
-            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (kill.waitFor() != 0) {
-                throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed: " + output.trim());
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while signalling redis-server", e);
-        }
+        ProcessSignals.send(signal, process.pid());
     }
 
     private void requireStarted() {

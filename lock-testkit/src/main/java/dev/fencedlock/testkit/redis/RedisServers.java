@@ -1,5 +1,7 @@
 package dev.fencedlock.testkit.redis;
 
+import dev.fencedlock.testkit.await.Await;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -82,6 +84,23 @@ public final class RedisServers implements AutoCloseable {
             }
         }
         flushAll();
+    }
+
+    /**
+     * Waits until every node has been up long enough that a Redlock client with this restart
+     * {@code quarantine} that has never seen the nodes counts them at once ({@link
+     * RedisInfo#uptimeNeededSeconds}). Waiting is the point here: the quarantine is a span of time.
+     *
+     * @throws AssertionError if a node does not get there within the quarantine plus a minute
+     */
+    public void awaitUptime(Duration quarantine) throws InterruptedException {
+        long needed = RedisInfo.uptimeNeededSeconds(quarantine);
+        for (RedisServerProcess server : servers) {
+            Await.until(
+                    server + " up for " + needed + " s",
+                    quarantine.plusMinutes(1),
+                    () -> RedisInfo.uptimeSeconds((String) server.command("INFO", "server")) >= needed);
+        }
     }
 
     /** Deletes every key on every node. */

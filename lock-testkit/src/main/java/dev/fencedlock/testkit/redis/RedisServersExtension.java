@@ -1,5 +1,6 @@
 package dev.fencedlock.testkit.redis;
 
+import dev.fencedlock.testkit.junit.PerClassResource;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -21,13 +22,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <p>Register it on a {@code static} field: JUnit calls the class-level callbacks only there.
  */
 public final class RedisServersExtension implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
-    private final int count;
-    private final Consumer<RedisServerProcess.Builder> options;
-    private volatile RedisServers servers;
+    private final PerClassResource<RedisServers> servers;
 
     private RedisServersExtension(int count, Consumer<RedisServerProcess.Builder> options) {
-        this.count = count;
-        this.options = options;
+        this.servers = PerClassResource.of(() -> RedisServers.start(count, options));
     }
 
     /** {@code count} servers with default options. */
@@ -40,19 +38,18 @@ public final class RedisServersExtension implements BeforeAllCallback, AfterAllC
         return new RedisServersExtension(count, options);
     }
 
-    /** The running servers. */
+    /**
+     * The running servers.
+     *
+     * @throws IllegalStateException outside the class's tests
+     */
     public RedisServers servers() {
-        RedisServers current = servers;
-        if (current == null) {
-            throw new IllegalStateException("servers are started before all tests; register the extension "
-                    + "on a static field with @RegisterExtension");
-        }
-        return current;
+        return servers.get();
     }
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        servers = RedisServers.start(count, options);
+        servers.beforeAll(context);
     }
 
     @Override
@@ -61,11 +58,7 @@ public final class RedisServersExtension implements BeforeAllCallback, AfterAllC
     }
 
     @Override
-    public void afterAll(ExtensionContext context) {
-        RedisServers current = servers;
-        servers = null;
-        if (current != null) {
-            current.close();
-        }
+    public void afterAll(ExtensionContext context) throws Exception {
+        servers.afterAll(context);
     }
 }

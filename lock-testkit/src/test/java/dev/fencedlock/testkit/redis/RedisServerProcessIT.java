@@ -12,6 +12,7 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -116,5 +117,16 @@ class RedisServerProcessIT {
                 .findFirst()
                 .orElseThrow()
                 .substring("run_id:".length());
+    }
+
+    @Test
+    void awaitUptimeReturnsOnceEveryNodeReportsTheNeededUptime() throws InterruptedException {
+        try (RedisServers servers = RedisServers.start(2)) {
+            servers.awaitUptime(Duration.ofMillis(1));
+            for (RedisServerProcess server : servers.all()) {
+                assertThat(RedisInfo.uptimeSeconds((String) server.command("INFO", "server")))
+                        .isGreaterThanOrEqualTo(3);
+            }
+        }
     }
 }

@@ -1,6 +1,6 @@
 package dev.fencedlock.redlock.internal;
 
-import dev.fencedlock.RedisNodeAddress;
+import dev.fencedlock.redlock.RedisNodeAddress;
 import dev.fencedlock.spi.MonotonicClock;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
@@ -53,18 +53,22 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * reloaded the scripts first: put no such proxy between clients and nodes.) An idle connection
  * found cut (the server restarted or closed it) is replaced once, at once: the pool's other idle
  * connections are dropped too, as they are as stale.
+ *
+ * <p>Lease housekeeping takes the other path, {@link #submit}: a {@link NodePipeline} with one
+ * connection and one thread of its own.
  */
 final class JedisRedisNode implements RedisNode {
     private static final Logger log = LoggerFactory.getLogger(JedisRedisNode.class);
 
     private final String name;
     private final long timeoutNanos;
-    private final int timeoutMillis;
+    private final NodeTimeout nodeTimeout;
     private final ConnectionPool pool;
     private final Executor executor;
     private final JedisSocketFactory sockets;
     private final JedisClientConfig config;
     private final MonotonicClock clock;
+    private final NodePipeline pipeline;
 
     /**
      * @param timeout connect timeout, socket timeout and the longest wait for one reply
@@ -77,12 +81,27 @@ final class JedisRedisNode implements RedisNode {
             RedisNodeAddress address, Duration timeout, SslOptions tls, MonotonicClock clock, Executor executor) {
         this.name = address.toString();
         this.timeoutNanos = timeout.toNanos();
-        this.timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
+        this.nodeTimeout = NodeTimeout.ofNanos(timeoutNanos);
+        int timeoutMillis = nodeTimeout.millis();
         this.executor = executor;
         this.clock = clock;
         this.config = clientConfig(address, timeoutMillis, tls);
         this.sockets = new DefaultJedisSocketFactory(new HostAndPort(address.host(), address.port()), config);
         this.pool = new ConnectionPool(new Factory(name, sockets, config, clock), poolConfig(timeout));
+        this.pipeline = new NodePipeline(
+                name, "fencedlock-redlock-pipeline-" + name, this::openProbedConnection, clock, timeoutNanos);
+    }
+
+    /** A new connection outside the pool, probed and with the scripts loaded, for the pipeline. */
+    private NodeConnection openProbedConnection() {
+        NodeConnection connection = new NodeConnection(sockets, config);
+        try {
+            connection.probeAndLoad(clock);
+        } catch (RuntimeException e) {
+            disconnectQuietly(connection);
+            throw e;
+        }
+        return connection;
     }
 
     /** Jedis settings for one node: timeouts, credentials, database and TLS from the URI. */
@@ -150,6 +169,11 @@ final class JedisRedisNode implements RedisNode {
             return () -> NodeReply.failed(new JedisConnectionException("the Redlock client is closed", e));
         }
         return call;
+    }
+
+    @Override
+    public CompletableFuture<NodeReply> submit(Script script, byte[][] keys, byte[][] args) {
+        return pipeline.call(script, keys, args);
     }
 
     /** Opens one connection into the pool, so that the first calls find it idle. */
@@ -245,7 +269,7 @@ final class JedisRedisNode implements RedisNode {
         try {
             Object value;
             try {
-                value = connection.readReply(millisLeft(sentAt));
+                value = connection.readReply(nodeTimeout.millisLeft(sentAt));
             } catch (JedisNoScriptException e) {
                 value = loadAndCall(connection, script, keys, args);
             }
@@ -271,10 +295,10 @@ final class JedisRedisNode implements RedisNode {
             connection.sendProbe();
             connection.sendScriptLoad(script);
             connection.sendScript(script, keys, args);
-            connection.setSoTimeout(timeoutMillis);
+            connection.setSoTimeout(nodeTimeout.millis());
             connection.readProbe(clock);
-            connection.readReply(timeoutMillis);
-            return connection.readReply(timeoutMillis);
+            connection.readReply(nodeTimeout.millis());
+            return connection.readReply(nodeTimeout.millis());
         } catch (RuntimeException e) {
             // a reply may be left unread: the connection must not be reused
             connection.setBroken();
@@ -291,7 +315,7 @@ final class JedisRedisNode implements RedisNode {
     private Pending retryOnFreshConnection(
             JedisConnectionException failure, NodeConnection stale, Script script, byte[][] keys, byte[][] args) {
         if (!stale.pooledBefore() || failure.getCause() instanceof SocketTimeoutException) {
-            return () -> NodeReply.failed(describe(failure));
+            return () -> NodeReply.failed(nodeTimeout.describe(failure));
         }
         pool.clear();
         long sentAt = System.nanoTime();
@@ -300,25 +324,14 @@ final class JedisRedisNode implements RedisNode {
             fresh = borrow();
             fresh.sendScript(script, keys, args);
         } catch (RuntimeException e) {
-            return () -> NodeReply.failed(e instanceof JedisConnectionException c ? describe(c) : e);
+            return () -> NodeReply.failed(e instanceof JedisConnectionException c ? nodeTimeout.describe(c) : e);
         }
         return () -> readOn(fresh, script, keys, args, sentAt);
     }
 
-    private int millisLeft(long sentAt) {
-        long left = sentAt + timeoutNanos - System.nanoTime();
-        return (int) Math.max(1, Math.min(timeoutMillis, (left + 999_999) / 1_000_000));
-    }
-
-    private RuntimeException describe(JedisConnectionException e) {
-        if (e.getCause() instanceof SocketTimeoutException) {
-            return new JedisConnectionException("no reply within " + timeoutMillis + " ms", e.getCause());
-        }
-        return e;
-    }
-
     @Override
     public void close() {
+        pipeline.close();
         pool.close();
     }
 
@@ -359,7 +372,7 @@ final class JedisRedisNode implements RedisNode {
                 }
                 reply.complete(readOn(connection, script, keys, args, sentAt));
             } catch (JedisConnectionException e) {
-                reply.complete(NodeReply.failed(describe(e)));
+                reply.complete(NodeReply.failed(nodeTimeout.describe(e)));
             } catch (RuntimeException e) {
                 reply.complete(NodeReply.failed(e));
             }
@@ -373,7 +386,7 @@ final class JedisRedisNode implements RedisNode {
             } catch (TimeoutException e) {
                 abandoned = true;
                 return NodeReply.failed(new JedisConnectionException(
-                        "could not connect and get a reply within " + timeoutMillis + " ms"));
+                        "could not connect and get a reply within " + nodeTimeout.millis() + " ms"));
             } catch (ExecutionException e) {
                 return NodeReply.failed(new JedisConnectionException(e.getMessage(), e.getCause()));
             } catch (InterruptedException e) {

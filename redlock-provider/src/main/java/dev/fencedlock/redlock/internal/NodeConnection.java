@@ -2,11 +2,13 @@ package dev.fencedlock.redlock.internal;
 
 import dev.fencedlock.spi.MonotonicClock;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisSocketFactory;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.util.SafeEncoder;
 
 /**
@@ -26,8 +28,9 @@ final class NodeConnection extends Connection {
     }
 
     /**
-     * Asks {@code INFO server} which incarnation this connection talks to and {@code INFO memory}
-     * whether it may evict keys, and loads every script, in one round trip, so that calls on a new
+     * Asks {@code INFO server} and {@code INFO replication} which incarnation this connection talks
+     * to (a promoted replica is a new one, {@link RedisInstance}) and {@code INFO memory} whether it
+     * may evict keys, and loads every script, in one round trip, so that calls on a new
      * connection (to a new server, often) need no {@code NOSCRIPT} detour.
      */
     void probeAndLoad(MonotonicClock clock) {
@@ -42,26 +45,54 @@ final class NodeConnection extends Connection {
         }
     }
 
-    /** Writes {@code INFO server} and {@code INFO memory} (not flushed: the call that follows flushes them). */
+    /**
+     * Writes {@code INFO server}, {@code INFO memory}, {@code INFO replication}, {@code INFO
+     * persistence} and {@code CONFIG GET appendfsync} (not flushed: the call that follows flushes
+     * them).
+     */
     void sendProbe() {
         sendCommand(Protocol.Command.INFO, "server");
         sendCommand(Protocol.Command.INFO, "memory");
+        sendCommand(Protocol.Command.INFO, "replication");
+        sendCommand(Protocol.Command.INFO, "persistence");
+        sendCommand(Protocol.Command.CONFIG, "GET", "appendfsync");
     }
 
     /**
      * Reads the replies to {@link #sendProbe()} and records the incarnation they name. The same
-     * incarnation seen again keeps its first start time (uptime is rounded down, so the first probe
-     * dates the start best) and takes the eviction policy it has now.
+     * incarnation seen again keeps the earlier of the two start times (each is a latest possible
+     * start, see {@link RedisInstance}) and takes the eviction policy it has now.
      */
     void readProbe(MonotonicClock clock) {
         String server = text("server", getOne());
         String memory = text("memory", getOne());
-        RedisInstance seen = RedisInstance.fromInfo(server + "\r\n" + memory, clock.nanoTime());
+        String replication = text("replication", getOne());
+        String persistence = text("persistence", getOne());
+        String appendfsync = appendfsync();
+        RedisInstance seen = RedisInstance.fromInfo(server + "\r\n" + memory, replication, clock.nanoTime())
+                .withPersistence(persistence, appendfsync);
         if (instance == null || !instance.runId().equals(seen.runId())) {
             instance = seen;
         } else {
             instance = new RedisInstance(
-                    instance.runId(), instance.startedAtNanos(), instance.probedAtNanos(), seen.evictionPolicy());
+                    instance.runId(),
+                    Math.min(instance.startedAtNanos(), seen.startedAtNanos()),
+                    instance.probedAtNanos(),
+                    seen.evictionPolicy(),
+                    seen.persistsEveryWrite());
+        }
+    }
+
+    /** The reply to {@code CONFIG GET appendfsync}; null if the command is refused or renamed. */
+    private String appendfsync() {
+        try {
+            Object reply = getOne();
+            if (reply instanceof List<?> pair && pair.size() == 2 && pair.get(1) instanceof byte[] value) {
+                return SafeEncoder.encode(value);
+            }
+            return null;
+        } catch (JedisDataException e) {
+            return null;
         }
     }
 
@@ -90,6 +121,12 @@ final class NodeConnection extends Connection {
 
     /** Writes {@code EVALSHA} and flushes it to the socket. */
     void sendScript(Script script, byte[][] keys, byte[][] args) {
+        sendCommand(evalsha(script, keys, args));
+        flush();
+    }
+
+    /** {@code EVALSHA} of {@code script} with its keys and arguments. */
+    static CommandArguments evalsha(Script script, byte[][] keys, byte[][] args) {
         CommandArguments command = new CommandArguments(Protocol.Command.EVALSHA)
                 .add(script.sha1())
                 .add(keys.length);
@@ -99,7 +136,11 @@ final class NodeConnection extends Connection {
         for (byte[] arg : args) {
             command.add(arg);
         }
-        sendCommand(command);
+        return command;
+    }
+
+    /** Flushes the commands written so far to the socket (pipelining: write many, flush once). */
+    void flushCommands() {
         flush();
     }
 

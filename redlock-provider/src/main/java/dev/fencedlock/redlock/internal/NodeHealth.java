@@ -62,7 +62,9 @@ final class NodeHealth {
             return new EvictingNodeException(instance.evictionPolicy());
         }
         long age = attemptStartNanos - trusted.startedAtNanos();
-        if (age >= quarantineNanos) {
+        // no quarantine (a node that persists every write): also an incarnation that started during
+        // the attempt counts, as it came back with everything the old one had
+        if (quarantineNanos == 0 || age >= quarantineNanos) {
             return null;
         }
         return new NodeQuarantinedException((trusted.seenRestarting() ? "restarted" : "started")

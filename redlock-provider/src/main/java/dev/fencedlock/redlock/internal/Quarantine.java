@@ -2,6 +2,7 @@ package dev.fencedlock.redlock.internal;
 
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.internal.config.DurationFormat;
+import dev.fencedlock.redlock.RedlockSettings;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,12 +19,18 @@ import org.slf4j.LoggerFactory;
  *   <li>With {@code fencedlock.redlock.restart-quarantine} configured, no lease may be longer than
  *       it: a client lease time, fixed lease or extension that is longer is rejected with an {@link
  *       IllegalArgumentException} before any node is asked.
- *   <li>Without it, the quarantine is the longest lease time <i>this client</i> has used (its
- *       configured lease time, or a longer fixed lease or extension). Other clients cannot know that
- *       lease: one whose leases are shorter counts a restarted node again while this client's lease
- *       still rests on the other nodes. The first lease longer than the client's configured lease time
- *       is therefore logged once as a warning; deployments that mix lease times should configure the
- *       quarantine to the longest lease any client uses.
+ *   <li>Without it, the quarantine is the longest lease time this client has used (its configured
+ *       lease time, or a longer fixed lease or extension) <i>or heard of</i>: every acquisition and
+ *       extension raises each node's record of the longest lease asked of it ({@link
+ *       dev.fencedlock.redlock.RedlockKeys#LONGEST_LEASE}), and every acquisition reads the records
+ *       of all nodes that answer before it judges any of them. So a client with short leases keeps a
+ *       restarted node out for another client's longer lease as long as it heard of that lease from
+ *       some node that kept its data: a node that answered that lease's acquisition, or any node one
+ *       of its extensions reached. A fresh cluster has no record and is usable at once (after its
+ *       nodes have been up for the client's own lease time). What this default cannot cover: a
+ *       client that is cut off from every node that saw the longer lease, yet reaches a majority with
+ *       the restarted node in it; deployments that mix lease times and want no such assumption
+ *       configure the quarantine to the longest lease any client uses.
  * </ul>
  *
  * <p>Thread-safe.
@@ -34,6 +41,7 @@ final class Quarantine {
     private final Duration configured;
     private final Duration leaseTime;
     private final boolean enforced;
+    private final boolean trustPersistentNodes;
     private final AtomicLong longestLeaseNanos;
     private final AtomicBoolean warned = new AtomicBoolean();
 
@@ -46,13 +54,22 @@ final class Quarantine {
      *     {@code leaseTime}
      */
     Quarantine(Duration configured, Duration leaseTime, boolean enforced) {
+        this(configured, leaseTime, enforced, false);
+    }
+
+    /**
+     * @param trustPersistentNodes whether a node that says it fsyncs every write to its
+     *     append-only file ({@link RedisInstance#persistsEveryWrite()}) needs no quarantine
+     */
+    Quarantine(Duration configured, Duration leaseTime, boolean enforced, boolean trustPersistentNodes) {
+        this.trustPersistentNodes = trustPersistentNodes;
         this.configured = configured;
         this.leaseTime = leaseTime;
         this.enforced = enforced;
         this.longestLeaseNanos = new AtomicLong(saturatedNanos(leaseTime));
         if (enforced && configured != null && leaseTime.compareTo(configured) > 0) {
             throw new IllegalArgumentException(LockConfig.LEASE_TIME + " " + DurationFormat.format(leaseTime)
-                    + " is longer than " + LockConfig.REDLOCK_RESTART_QUARANTINE + " "
+                    + " is longer than " + RedlockSettings.RESTART_QUARANTINE + " "
                     + DurationFormat.format(configured) + ": " + consequence(configured));
         }
     }
@@ -67,7 +84,7 @@ final class Quarantine {
         if (configured != null) {
             if (enforced && lease.compareTo(configured) > 0) {
                 throw new IllegalArgumentException("The " + what + " of " + DurationFormat.format(lease)
-                        + " is longer than " + LockConfig.REDLOCK_RESTART_QUARANTINE + " "
+                        + " is longer than " + RedlockSettings.RESTART_QUARANTINE + " "
                         + DurationFormat.format(configured) + ": " + consequence(configured));
             }
             return;
@@ -77,19 +94,47 @@ final class Quarantine {
             longestLeaseNanos.accumulateAndGet(nanos, Math::max);
             if (lease.compareTo(leaseTime) > 0 && warned.compareAndSet(false, true)) {
                 log.warn(
-                        "The {} of {} is longer than {} {} and {} is not set: this client now keeps a restarted "
-                                + "node out of the quorum for {}, but clients with shorter leases keep it out only "
-                                + "for their own longest lease and may count it while this lease still rests on the "
-                                + "other nodes. Set {} to the longest lease any client uses. (Logged once.)",
+                        "The {} of {} is longer than {} {} and {} is not set: restarted nodes now stay out of the"
+                                + " quorum for {}; other clients learn this lease from the nodes' record of the longest"
+                                + " lease, unless they reach none of the nodes that saw it. Set {} to the longest"
+                                + " lease any client uses to depend on no such record. (Logged once.)",
                         what,
                         DurationFormat.format(lease),
                         LockConfig.LEASE_TIME,
                         DurationFormat.format(leaseTime),
-                        LockConfig.REDLOCK_RESTART_QUARANTINE,
+                        RedlockSettings.RESTART_QUARANTINE,
                         DurationFormat.format(lease),
-                        LockConfig.REDLOCK_RESTART_QUARANTINE);
+                        RedlockSettings.RESTART_QUARANTINE);
             }
         }
+    }
+
+    /** Takes in a node's record of the longest lease asked of it, in milliseconds. */
+    void hearLongestLease(long millis) {
+        if (configured != null || millis <= 0) {
+            return;
+        }
+        long nanos = millis > Long.MAX_VALUE / 4_000_000L ? Long.MAX_VALUE / 4 : millis * 1_000_000L;
+        if (nanos > longestLeaseNanos.get()) {
+            long before = longestLeaseNanos.getAndAccumulate(nanos, Math::max);
+            if (nanos > before) {
+                log.info(
+                        "A Redis node records a lease of {} ms, longer than this client's: restarted nodes now stay"
+                                + " out of the quorum for that long",
+                        millis);
+            }
+        }
+    }
+
+    /**
+     * The quarantine of {@code instance}: none if persistent nodes are trusted and it says it
+     * persists every write before answering (it then comes back from a restart with every lock key
+     * it granted); otherwise {@link #nanos()}. Each node is judged by what it says itself, so a
+     * cluster with one node that does not persist so keeps that node, and only that node, in
+     * quarantine after its restarts.
+     */
+    long nanosFor(RedisInstance instance) {
+        return trustPersistentNodes && instance.persistsEveryWrite() ? 0 : nanos();
     }
 
     long nanos() {
@@ -99,7 +144,7 @@ final class Quarantine {
     private static String consequence(Duration configured) {
         return "a node that restarted empty would count again while the lease is still held on the other "
                 + "nodes. Use leases of at most " + DurationFormat.format(configured) + " or raise "
-                + LockConfig.REDLOCK_RESTART_QUARANTINE + " to the longest lease any client uses";
+                + RedlockSettings.RESTART_QUARANTINE + " to the longest lease any client uses";
     }
 
     private static long saturatedNanos(Duration duration) {

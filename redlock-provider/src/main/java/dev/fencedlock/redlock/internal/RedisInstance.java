@@ -7,25 +7,79 @@ import java.util.Objects;
  * opened. A TCP connection cannot outlive the server process it was opened to, so every reply read
  * on a connection comes from the incarnation recorded for that connection.
  *
- * @param runId the server's {@code run_id}, new on every start
- * @param startedAtNanos when the incarnation started, on the client's monotonic clock: the probe
- *     time minus {@code uptime_in_seconds}. Redis rounds uptime down, so this is never earlier than
- *     the true start, which keeps the restart quarantine on the safe side.
+ * @param runId the server's {@code run_id}, new on every start, followed by {@code /} and its
+ *     replication id when {@code INFO replication} was read (new on every promotion)
+ * @param startedAtNanos when the incarnation started at the latest, on the client's monotonic clock:
+ *     the probe time minus one second less than {@code uptime_in_seconds}. Redis reports the
+ *     difference of two truncated wall-clock seconds (now and the start), which runs up to a second
+ *     ahead of the true uptime: just after a start at 10.9 s it reports 1 at 11.0 s. Taking the
+ *     reported value as the uptime would date the start up to a second early and end the restart
+ *     quarantine that much too soon; one second less is never more than the true uptime.
  * @param probedAtNanos when the probe was answered, on the same clock
  * @param evictionPolicy the server's {@code maxmemory-policy} if it may evict keys (a memory limit
  *     is set and the policy is not {@code noeviction}), with the limit; null if the server never
  *     evicts or did not say
+ * @param persistsEveryWrite whether the server said it fsyncs every write to its append-only file
+ *     ({@link #withPersistence})
  */
-record RedisInstance(String runId, long startedAtNanos, long probedAtNanos, String evictionPolicy) {
+record RedisInstance(
+        String runId, long startedAtNanos, long probedAtNanos, String evictionPolicy, boolean persistsEveryWrite) {
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
+    private static final String NO_REPLICATION_ID = "0000000000000000000000000000000000000000";
 
     RedisInstance {
         Objects.requireNonNull(runId, "runId");
     }
 
-    /** An incarnation that never evicts keys. */
+    /** An incarnation that never evicts keys and does not persist every write. */
     RedisInstance(String runId, long startedAtNanos, long probedAtNanos) {
-        this(runId, startedAtNanos, probedAtNanos, null);
+        this(runId, startedAtNanos, probedAtNanos, null, false);
+    }
+
+    /** An incarnation that does not persist every write. */
+    RedisInstance(String runId, long startedAtNanos, long probedAtNanos, String evictionPolicy) {
+        this(runId, startedAtNanos, probedAtNanos, evictionPolicy, false);
+    }
+
+    /**
+     * This incarnation with what {@code INFO persistence} and {@code CONFIG GET appendfsync} said:
+     * it persists every write before answering if its append-only file is on ({@code
+     * aof_enabled:1}), the last write to it succeeded ({@code aof_last_write_status:ok}), it is not
+     * still loading ({@code loading:0}) and it fsyncs on every write ({@code appendfsync always}).
+     * Such a node that restarts comes back with every lock key it granted, so it needs no restart
+     * quarantine. A node that does not say so (for example one whose {@code CONFIG} command is
+     * renamed or not permitted: {@code appendfsync} null) is taken as not persisting.
+     */
+    RedisInstance withPersistence(String persistence, String appendfsync) {
+        boolean every = "1".equals(field(persistence, "aof_enabled"))
+                && "ok".equals(field(persistence, "aof_last_write_status"))
+                && "0".equals(field(persistence, "loading"))
+                && "always".equals(appendfsync);
+        return new RedisInstance(runId, startedAtNanos, probedAtNanos, evictionPolicy, every);
+    }
+
+    /**
+     * Reads {@link #fromInfo(String, long)} and, from the text of {@code INFO replication}, whether
+     * this master was promoted from a replica: it then has a {@code master_replid2}, the replication
+     * id of the master it followed. A promoted replica may lack lock keys its old master granted
+     * (replication is asynchronous), so it is a new incarnation though its process and uptime are
+     * old: it is identified by run id and replication id together, and its start is dated no earlier
+     * than this probe, since the promotion time is nowhere to be read.
+     */
+    static RedisInstance fromInfo(String server, String replication, long probedAtNanos) {
+        RedisInstance instance = fromInfo(server, probedAtNanos);
+        String replicationId = field(replication, "master_replid");
+        String previousId = field(replication, "master_replid2");
+        if (replicationId == null) {
+            return instance;
+        }
+        boolean promoted = previousId != null && !previousId.equals(NO_REPLICATION_ID);
+        return new RedisInstance(
+                instance.runId() + "/" + replicationId,
+                promoted ? probedAtNanos : instance.startedAtNanos(),
+                probedAtNanos,
+                instance.evictionPolicy(),
+                false);
     }
 
     /**
@@ -37,8 +91,8 @@ record RedisInstance(String runId, long startedAtNanos, long probedAtNanos, Stri
     static RedisInstance fromInfo(String info, long probedAtNanos) {
         String runId = required(info, "run_id");
         long uptimeSeconds = Long.parseLong(required(info, "uptime_in_seconds"));
-        return new RedisInstance(
-                runId, probedAtNanos - uptimeSeconds * NANOS_PER_SECOND, probedAtNanos, evictionPolicy(info));
+        long surelyUpNanos = Math.max(0, uptimeSeconds - 1) * NANOS_PER_SECOND;
+        return new RedisInstance(runId, probedAtNanos - surelyUpNanos, probedAtNanos, evictionPolicy(info));
     }
 
     /**

@@ -1,9 +1,13 @@
 package dev.fencedlock.redlock.internal;
 
+import java.util.concurrent.CompletableFuture;
+
 /**
- * Node I/O as the algorithm sees it: run one of the {@link Script}s on one Redis master. The
- * algorithm sends a call to every node first and only then awaits the replies, so the nodes work
- * in parallel while the calling thread waits at most about one node timeout in all.
+ * Node I/O as the algorithm sees it: run one of the {@link Script}s on one Redis master. Two paths:
+ * for acquisitions and closes, on the caller's thread, the algorithm sends a call to every node
+ * first and only then awaits the replies ({@link #send}), so the nodes work in parallel while the
+ * caller waits at most about one node timeout in all; for lease housekeeping on the shared
+ * scheduler, calls are queued and answered by futures ({@link #submit}).
  *
  * <p>Implementations must be thread-safe.
  */
@@ -17,6 +21,14 @@ interface RedisNode extends AutoCloseable {
      * send is reported by {@link Pending#await()}.
      */
     Pending send(Script script, byte[][] keys, byte[][] args);
+
+    /**
+     * Queues a script call on the node's pipeline ({@link NodePipeline}) and returns at once, for
+     * lease housekeeping that must never wait on a node (renewals, releases of lost leases). The
+     * future never completes exceptionally (a failure is a failed reply) and completes within about
+     * two node timeouts.
+     */
+    CompletableFuture<NodeReply> submit(Script script, byte[][] keys, byte[][] args);
 
     /** Closes the node's connections. Calls in flight fail. Idempotent. */
     @Override

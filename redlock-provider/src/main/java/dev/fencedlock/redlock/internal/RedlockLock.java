@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -27,10 +29,16 @@ import java.util.concurrent.ThreadLocalRandom;
  *       ms << 16, highest token this client has seen + 1)} ({@link FencingTokens}).
  *   <li>Note the attempt's start on the monotonic clock, then send {@code acquire.lua} to all N nodes
  *       before reading any reply: {@code SET lock value NX PX ttl}, and where that succeeded, raise the
- *       lock's token counter to {@code p} if it is below {@code p}. Each reply is awaited at most one
+ *       lock's token counter to {@code p} if it is below {@code p} (or corrupt: not a token, or above
+ *       {@link FencingTokens#ceiling()}). A node whose lock already holds this attempt's own value
+ *       ran a resent call twice: that is a grant too. Each reply is awaited at most one
  *       node timeout after its send, so a hung node costs one node timeout, not one per node.
  *   <li>Count a reply only from a node whose current incarnation had been up for the restart
- *       quarantine when the attempt began ({@link NodeHealth}).
+ *       quarantine when the attempt began ({@link NodeHealth}). Unless configured, the quarantine is
+ *       the longest lease this client used or heard of: every acquire raises each answering node's
+ *       record of the longest lease ({@link RedlockKeys#LONGEST_LEASE}) and returns it, and the
+ *       records of all this round's answers are taken in before any node is judged ({@link
+ *       Quarantine}).
  *   <li>The lock is won on a quorum ({@code N/2+1}) of counting grants. The token is {@code p} if a
  *       quorum of counting nodes took it; otherwise {@code t = max(p, highest counter returned) + 1}
  *       is written back with {@code raise-token.lua} (raise only, never lower) to all nodes, and the
@@ -55,10 +63,14 @@ import java.util.concurrent.ThreadLocalRandom;
  * if a quorum of counting nodes extended and the last reply came before the current validity ran
  * out. Fewer possible extensions than a quorum means the lease is lost; fewer answers than needed to
  * tell means "unavailable", and the base class retries while validity remains. A node in restart
- * quarantine cannot tell: having restarted, its "not held" is no proof of loss.
+ * quarantine cannot tell: having restarted, its "not held" is no proof of loss. Extensions go
+ * through each node's pipeline ({@link RedisNode#submit}): renewals never wait on a node, many
+ * leases' extensions share one round trip per node, and a round is decided as soon as a quorum
+ * answered ({@link ExtendRound}), so a silent node delays no renewal.
  *
  * <p><b>Release</b>: {@code release.lua} (compare-and-delete, publishing on the lock's channel) on
- * all nodes, whether or not each granted.
+ * all nodes, whether or not each granted: on the closing thread for {@link AbstractLease#close()},
+ * through the pipelines for a lost lease.
  *
  * <p>A command that timed out at the client may still run when the node wakes up. That is safe: a
  * late {@code SET NX} holds that node for at most ttl (it counts for no grant), and a late counter
@@ -119,7 +131,7 @@ final class RedlockLock extends AbstractFencedLock {
         this.provider = provider;
         this.lockKey = new byte[][] {bytes(RedlockKeys.lockKey(name))};
         this.tokenKey = new byte[][] {bytes(RedlockKeys.tokenKey(name))};
-        this.lockAndTokenKeys = new byte[][] {lockKey[0], tokenKey[0]};
+        this.lockAndTokenKeys = new byte[][] {lockKey[0], tokenKey[0], bytes(RedlockKeys.LONGEST_LEASE)};
         this.channel = bytes(RedlockKeys.releaseChannel(name));
     }
 
@@ -183,6 +195,7 @@ final class RedlockLock extends AbstractFencedLock {
         byte[] value = provider.newValue();
         long proposal = provider.tokens().propose();
         byte[] retention = bytes(Long.toString(counterRetentionMillis(ttlMillis)));
+        byte[] ceiling = bytes(Long.toString(provider.tokens().ceiling()));
 
         long start = clock.nanoTime();
         NodeReply[] replies = callAll(
@@ -191,7 +204,8 @@ final class RedlockLock extends AbstractFencedLock {
                 value,
                 bytes(Long.toString(ttlMillis)),
                 bytes(Long.toString(proposal)),
-                retention);
+                retention,
+                ceiling);
         Votes votes = tallyAcquire(replies, start, clock.nanoTime());
 
         if (votes.hasQuorum()) {
@@ -199,7 +213,7 @@ final class RedlockLock extends AbstractFencedLock {
             boolean installed = votes.tokenAccepted();
             if (!installed) {
                 token = FencingTokens.fallback(proposal, votes.highestCounter());
-                installed = writeBack(token, retention, start, votes);
+                installed = writeBack(token, retention, ceiling, start, votes);
             }
             long elapsed = clock.nanoTime() - start;
             long validity = Validity.remainingNanos(ttlNanos, elapsed, provider.driftFactor());
@@ -219,6 +233,11 @@ final class RedlockLock extends AbstractFencedLock {
 
     private Votes tallyAcquire(NodeReply[] replies, long attemptStart, long now) {
         Votes votes = new Votes(replies.length);
+        // first what every answering node knows of the longest lease: it sizes the quarantine by
+        // which this very round's nodes are judged
+        for (NodeReply reply : replies) {
+            hearLongestLease(reply);
+        }
         for (int i = 0; i < replies.length; i++) {
             NodeReply reply = replies[i];
             if (!reply.ok()) {
@@ -253,8 +272,8 @@ final class RedlockLock extends AbstractFencedLock {
     }
 
     /** Step 4's second round: installs {@code token} on a quorum of counting nodes, or fails. */
-    private boolean writeBack(long token, byte[] retention, long attemptStart, Votes votes) {
-        NodeReply[] replies = callAll(Script.RAISE_TOKEN, tokenKey, bytes(Long.toString(token)), retention);
+    private boolean writeBack(long token, byte[] retention, byte[] ceiling, long attemptStart, Votes votes) {
+        NodeReply[] replies = callAll(Script.RAISE_TOKEN, tokenKey, bytes(Long.toString(token)), retention, ceiling);
         long now = runtime().clock().nanoTime();
         int installed = 0;
         for (int i = 0; i < replies.length; i++) {
@@ -297,7 +316,21 @@ final class RedlockLock extends AbstractFencedLock {
                         reply.instance(),
                         attemptStart,
                         now,
-                        provider.quarantine().nanos());
+                        provider.quarantine().nanosFor(reply.instance()));
+    }
+
+    private void hearLongestLease(NodeReply reply) {
+        if (!reply.ok()) {
+            return;
+        }
+        try {
+            List<?> result = reply.array();
+            if (result.size() > 2 && result.get(2) instanceof byte[] longest) {
+                provider.quarantine().hearLongestLease(Long.parseLong(new String(longest, StandardCharsets.US_ASCII)));
+            }
+        } catch (RuntimeException e) {
+            // not an acquire reply: the tally reports it
+        }
     }
 
     private static long integerOrZero(NodeReply reply) {
@@ -363,48 +396,42 @@ final class RedlockLock extends AbstractFencedLock {
             this.value = value;
         }
 
+        /** The caller's own {@link #extend}: the renewal's round, awaited on the caller's thread. */
         @Override
         protected Optional<Duration> doExtend(Duration leaseTime) {
-            MonotonicClock clock = runtime().clock();
+            try {
+                return doExtendAsync(leaseTime).join();
+            } catch (CompletionException e) {
+                throw e.getCause() instanceof RuntimeException cause ? cause : e;
+            }
+        }
+
+        /** The extension round of the class description; completes as soon as the outcome is known. */
+        @Override
+        protected CompletableFuture<Optional<Duration>> doExtendAsync(Duration leaseTime) {
             provider.quarantine().noteLease(leaseTime, "extension of lock '" + lockName() + "'");
             long ttlMillis = Math.max(1, leaseTime.toMillis());
-            long ttlNanos = ttlMillis * 1_000_000L;
-            long start = clock.nanoTime();
-            long validUntil = start + remaining().toNanos();
-            NodeReply[] replies = callAll(Script.EXTEND, lockKey, value, bytes(Long.toString(ttlMillis)));
-            long now = clock.nanoTime();
-            int extended = 0;
-            int quarantined = 0;
-            List<NodeFailure> failures = new ArrayList<>();
+            byte[][] args = {value, bytes(Long.toString(ttlMillis))};
+            ExtendRound round = new ExtendRound(this, ttlMillis * 1_000_000L);
+            List<RedisNode> nodes = provider.nodes();
+            for (int i = 0; i < nodes.size(); i++) {
+                int node = i;
+                nodes.get(i).submit(Script.EXTEND, lockKey, args).thenAccept(reply -> round.answer(node, reply));
+            }
+            return round.outcome;
+        }
+
+        /** The release of a lost lease: queued on every node's pipeline, never awaited on the scheduler. */
+        @Override
+        protected CompletableFuture<Void> doReleaseAsync() {
+            byte[][] args = {value, channel};
+            List<RedisNode> nodes = provider.nodes();
+            CompletableFuture<?>[] replies = new CompletableFuture<?>[nodes.size()];
             for (int i = 0; i < replies.length; i++) {
-                NodeReply reply = replies[i];
-                RuntimeException excluded = reply.ok() ? exclusion(i, reply, start, now) : null;
-                if (!reply.ok()) {
-                    failures.add(new NodeFailure(provider.nodes().get(i).name(), reply.failure()));
-                } else if (excluded != null) {
-                    // a restarted (or evicting) node's "not held" proves nothing: it may have forgotten this grant
-                    failures.add(new NodeFailure(provider.nodes().get(i).name(), excluded));
-                    quarantined++;
-                } else if (integerOrZero(reply) == 1) {
-                    extended++;
-                }
+                replies[i] = nodes.get(i).submit(Script.RELEASE, lockKey, args);
             }
-            int quorum = Votes.quorum(replies.length);
-            long validity = ttlNanos - Validity.driftNanos(ttlNanos, provider.driftFactor());
-            if (extended >= quorum) {
-                boolean inTime = now - validUntil < 0 && validity > now - start;
-                return inTime ? Optional.of(Duration.ofNanos(validity)) : Optional.empty();
-            }
-            if (extended + failures.size() < quorum) {
-                return Optional.empty();
-            }
-            throw new LockUnavailableException(
-                    lockName(),
-                    Duration.ofNanos(now - start),
-                    replies.length,
-                    replies.length - failures.size() + quarantined,
-                    quorum,
-                    failures);
+            return CompletableFuture.allOf(replies)
+                    .thenRun(() -> provider.handoff().released(lockName()));
         }
 
         @Override
@@ -426,6 +453,79 @@ final class RedlockLock extends AbstractFencedLock {
                         replies.length,
                         Votes.quorum(replies.length),
                         failures);
+            }
+        }
+    }
+
+    /**
+     * One extension round: counts the nodes' answers as they arrive and completes {@link #outcome}
+     * as soon as it is decided, without waiting for the slowest node.
+     *
+     * <ul>
+     *   <li>a quorum of counting nodes extended, and the last of those answers came while the lease
+     *       was still valid and before the new validity {@code ttl - drift} was spent: extended, for
+     *       {@code ttl - drift} from the round's start;
+     *   <li>more counting nodes said "not held" than a quorum can spare: lost (empty);
+     *   <li>every node answered and neither: {@link LockUnavailableException}, with each node's cause.
+     * </ul>
+     *
+     * A node in restart quarantine (or one that may evict) cannot say "not held": having restarted,
+     * it may have forgotten this grant. Thread-safe: answers come from the nodes' pipeline threads.
+     */
+    private final class ExtendRound {
+        final CompletableFuture<Optional<Duration>> outcome = new CompletableFuture<>();
+        private final AbstractLease lease;
+        private final long start;
+        private final long validUntil;
+        private final long validity;
+        private final int nodes;
+        private final int quorum;
+        private final List<NodeFailure> failures = new ArrayList<>();
+        private int answered;
+        private int extended;
+        private int notHeld;
+        private int quarantined;
+
+        ExtendRound(AbstractLease lease, long ttlNanos) {
+            this.lease = lease;
+            this.start = runtime().clock().nanoTime();
+            this.validUntil = start + lease.remaining().toNanos();
+            this.validity = ttlNanos - Validity.driftNanos(ttlNanos, provider.driftFactor());
+            this.nodes = provider.nodes().size();
+            this.quorum = Votes.quorum(nodes);
+        }
+
+        synchronized void answer(int node, NodeReply reply) {
+            if (outcome.isDone()) {
+                return;
+            }
+            answered++;
+            long now = runtime().clock().nanoTime();
+            String name = provider.nodes().get(node).name();
+            RuntimeException excluded = reply.ok() ? exclusion(node, reply, start, now) : null;
+            if (!reply.ok()) {
+                failures.add(new NodeFailure(name, reply.failure()));
+            } else if (excluded != null) {
+                failures.add(new NodeFailure(name, excluded));
+                quarantined++;
+            } else if (integerOrZero(reply) == 1) {
+                extended++;
+            } else {
+                notHeld++;
+            }
+            if (extended >= quorum) {
+                boolean inTime = now - validUntil < 0 && validity > now - start;
+                outcome.complete(inTime ? Optional.of(Duration.ofNanos(validity)) : Optional.empty());
+            } else if (notHeld > nodes - quorum) {
+                outcome.complete(Optional.empty());
+            } else if (answered == nodes) {
+                outcome.completeExceptionally(new LockUnavailableException(
+                        lease.lockName(),
+                        Duration.ofNanos(now - start),
+                        nodes,
+                        nodes - failures.size() + quarantined,
+                        quorum,
+                        List.copyOf(failures)));
             }
         }
     }

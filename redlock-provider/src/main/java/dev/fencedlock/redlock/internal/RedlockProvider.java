@@ -1,8 +1,11 @@
 package dev.fencedlock.redlock.internal;
 
+import dev.fencedlock.BackendStatus;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.LockConfig;
-import dev.fencedlock.RedisNodeAddress;
+import dev.fencedlock.redlock.RedisNodeAddress;
+import dev.fencedlock.redlock.RedlockProviderFactory;
+import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.spi.LeaseRuntime;
 import dev.fencedlock.spi.LockProvider;
 import java.nio.charset.StandardCharsets;
@@ -12,9 +15,9 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -35,6 +38,8 @@ public final class RedlockProvider implements LockProvider {
     private static final Logger log = LoggerFactory.getLogger(RedlockProvider.class);
     private static final AtomicInteger INSTANCES = new AtomicInteger();
     private static final int VALUE_BYTES = 16;
+    private static final int CONNECT_QUEUE_PER_NODE = 64;
+    private static final byte[][] NO_BYTES = new byte[0][];
 
     private final LeaseRuntime runtime;
     private final List<RedisNode> nodes;
@@ -47,20 +52,22 @@ public final class RedlockProvider implements LockProvider {
     private final SecureRandom random = new SecureRandom();
     private final ThreadPoolExecutor executor;
 
-    private RedlockProvider(LockConfig config, LeaseRuntime runtime, Options options) {
+    private RedlockProvider(RedlockSettings config, LeaseRuntime runtime, Options options) {
         this.runtime = runtime;
-        this.driftFactor = config.redlockDriftFactor();
-        this.retryDelayNanos = config.redlockRetryDelay().toNanos();
+        this.driftFactor = config.driftFactor();
+        this.retryDelayNanos = config.retryDelay().toNanos();
         this.quarantine = new Quarantine(
-                config.redlockRestartQuarantine().orElse(null), runtime.leaseTime(), options.quarantineCoversLeases());
+                config.restartQuarantine().orElse(null),
+                runtime.leaseTime(),
+                options.quarantineCoversLeases(),
+                config.trustPersistentNodes());
         this.tokens = new FencingTokens(options.wallClockMillis());
-        List<RedisNodeAddress> addresses = config.redlockNodes();
+        List<RedisNodeAddress> addresses = config.nodes();
         this.executor = ioExecutor(addresses.size());
         List<JedisRedisNode> jedisNodes = new ArrayList<>();
         List<NodeHealth> healths = new ArrayList<>();
         for (RedisNodeAddress address : addresses) {
-            jedisNodes.add(
-                    new JedisRedisNode(address, config.redlockNodeTimeout(), options.tls(), runtime.clock(), executor));
+            jedisNodes.add(new JedisRedisNode(address, config.nodeTimeout(), options.tls(), runtime.clock(), executor));
             healths.add(new NodeHealth(address.toString()));
         }
         this.nodes = List.copyOf(jedisNodes);
@@ -77,13 +84,13 @@ public final class RedlockProvider implements LockProvider {
         if (addresses.size() % 2 == 0) {
             log.warn(
                     "{} lists {} nodes: a quorum of {} tolerates {} failed node(s), no more than {} nodes would",
-                    LockConfig.REDLOCK_NODES,
+                    RedlockSettings.NODES,
                     addresses.size(),
                     Votes.quorum(addresses.size()),
                     addresses.size() - Votes.quorum(addresses.size()),
                     addresses.size() - 1);
         }
-        warmUp(jedisNodes, config.redlockNodeTimeout());
+        warmUp(jedisNodes, config.nodeTimeout());
     }
 
     /**
@@ -98,11 +105,13 @@ public final class RedlockProvider implements LockProvider {
 
     static RedlockProvider create(LockConfig config, LeaseRuntime runtime, Options options) {
         Objects.requireNonNull(config, "config");
-        if (config.redlockNodes().isEmpty()) {
-            throw new IllegalArgumentException(LockConfig.REDLOCK_NODES
+        RedlockSettings settings = RedlockSettings.from(config.settings(RedlockProviderFactory.BACKEND));
+        if (settings.nodes().isEmpty()) {
+            throw new IllegalArgumentException(RedlockSettings.NODES
                     + " is required for the redlock backend: comma-separated redis:// or rediss:// URIs");
         }
-        return new RedlockProvider(config, runtime, options);
+        settings.requireIndependentNodes();
+        return new RedlockProvider(settings, runtime, options);
     }
 
     /**
@@ -123,12 +132,22 @@ public final class RedlockProvider implements LockProvider {
         }
     }
 
+    /**
+     * Where connections are opened when a node has none idle ({@link JedisRedisNode}): {@code 2N}
+     * threads and a bounded queue of {@value #CONNECT_QUEUE_PER_NODE} per node; a call it rejects
+     * fails on that node at once, so a node coming back is not met by a pile of waiting connects.
+     */
     private static ThreadPoolExecutor ioExecutor(int nodes) {
         int threads = Math.max(2, 2 * nodes);
         int client = INSTANCES.incrementAndGet();
         AtomicInteger count = new AtomicInteger();
         ThreadPoolExecutor executor = new ThreadPoolExecutor(
-                threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), runnable -> {
+                threads,
+                threads,
+                30,
+                TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(CONNECT_QUEUE_PER_NODE * nodes),
+                runnable -> {
                     Thread thread = new Thread(
                             runnable, "fencedlock-redlock-" + client + "-connect-" + count.incrementAndGet());
                     thread.setDaemon(true);
@@ -161,6 +180,50 @@ public final class RedlockProvider implements LockProvider {
     @Override
     public FencedLock lock(String name) {
         return new RedlockLock(name, runtime, this);
+    }
+
+    /**
+     * Asks every node at once with a script that touches no key, then reads what each reply means
+     * for the quorum, as an acquisition would: {@code ANSWERING} (counts), {@code QUARANTINED}
+     * (restart quarantine), {@code EVICTING} (may evict keys) or {@code FAILING} (no answer within
+     * the node timeout, or an error; the detail says which). Returns within about one node timeout.
+     * {@code UP} when every node counts, {@code DEGRADED} when a quorum does, else {@code DOWN}.
+     */
+    @Override
+    public BackendStatus status(String backend) {
+        long start = runtime.clock().nanoTime();
+        List<RedisNode.Pending> pending = new ArrayList<>(nodes.size());
+        for (RedisNode node : nodes) {
+            pending.add(node.send(Script.PING, NO_BYTES, NO_BYTES));
+        }
+        List<BackendStatus.Node> reported = new ArrayList<>(nodes.size());
+        int counting = 0;
+        for (int i = 0; i < nodes.size(); i++) {
+            BackendStatus.Node node = nodeStatus(i, pending.get(i).await(), start);
+            counting += node.state() == BackendStatus.NodeState.ANSWERING ? 1 : 0;
+            reported.add(node);
+        }
+        BackendStatus.State state = counting == nodes.size()
+                ? BackendStatus.State.UP
+                : counting >= Votes.quorum(nodes.size()) ? BackendStatus.State.DEGRADED : BackendStatus.State.DOWN;
+        return new BackendStatus(backend, state, reported);
+    }
+
+    private BackendStatus.Node nodeStatus(int index, NodeReply reply, long start) {
+        String name = nodes.get(index).name();
+        if (!reply.ok()) {
+            return new BackendStatus.Node(
+                    name, BackendStatus.NodeState.FAILING, reply.failure().toString());
+        }
+        RuntimeException excluded = health.get(index)
+                .exclusion(reply.instance(), start, runtime.clock().nanoTime(), quarantine.nanosFor(reply.instance()));
+        if (excluded == null) {
+            return new BackendStatus.Node(name, BackendStatus.NodeState.ANSWERING, "");
+        }
+        BackendStatus.NodeState state = excluded instanceof EvictingNodeException
+                ? BackendStatus.NodeState.EVICTING
+                : BackendStatus.NodeState.QUARANTINED;
+        return new BackendStatus.Node(name, state, String.valueOf(excluded.getMessage()));
     }
 
     List<RedisNode> nodes() {

@@ -21,8 +21,12 @@ enum Script {
     RAISE_TOKEN("raise-token.lua"),
     /** Compare-and-pexpire; see extend.lua. */
     EXTEND("extend.lua"),
+    /** Compare-and-pexpire of many leases in one call, for pipelined renewals; see extend-many.lua. */
+    EXTEND_MANY("extend-many.lua"),
     /** Compare-and-delete, optionally publishing the release; see release.lua. */
-    RELEASE("release.lua");
+    RELEASE("release.lua"),
+    /** Touches nothing; the status probe of {@link RedlockProvider#status}. See ping.lua. */
+    PING("ping.lua");
 
     private final String source;
     private final byte[] sha1;

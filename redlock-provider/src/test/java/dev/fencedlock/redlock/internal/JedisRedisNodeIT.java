@@ -2,9 +2,9 @@ package dev.fencedlock.redlock.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencedlock.LockConfig;
-import dev.fencedlock.RedisNodeAddress;
+import dev.fencedlock.redlock.RedisNodeAddress;
 import dev.fencedlock.redlock.RedlockKeys;
+import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.spi.MonotonicClock;
 import dev.fencedlock.testkit.redis.RedisServersExtension;
 import java.nio.charset.StandardCharsets;
@@ -49,7 +49,7 @@ class JedisRedisNodeIT {
         ExecutorService callers = Executors.newFixedThreadPool(
                 CALLERS, runnable -> new Thread(runnable, "caller-" + callerThreads.incrementAndGet()));
         RedisNodeAddress address = RedisNodeAddress.parse(
-                LockConfig.REDLOCK_NODES, redis.servers().uris().get(0));
+                RedlockSettings.NODES, redis.servers().uris().get(0));
         JedisRedisNode node = new JedisRedisNode(address, Duration.ofSeconds(5), null, recording, executor);
         try {
             node.warmUp();

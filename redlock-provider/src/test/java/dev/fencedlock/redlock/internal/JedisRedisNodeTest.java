@@ -2,8 +2,8 @@ package dev.fencedlock.redlock.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencedlock.LockConfig;
-import dev.fencedlock.RedisNodeAddress;
+import dev.fencedlock.redlock.RedisNodeAddress;
+import dev.fencedlock.redlock.RedlockSettings;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisCredentials;
@@ -13,7 +13,7 @@ class JedisRedisNodeTest {
     @Test
     void aRedissUriGivesTlsCredentialsDatabaseAndTheNodeTimeout() {
         RedisNodeAddress address =
-                RedisNodeAddress.parse(LockConfig.REDLOCK_NODES, "rediss://app:s%40cret@cache-1:6380/4");
+                RedisNodeAddress.parse(RedlockSettings.NODES, "rediss://app:s%40cret@cache-1:6380/4");
         JedisClientConfig config = JedisRedisNode.clientConfig(address, 50, null);
         RedisCredentials credentials = config.getCredentialsProvider().get();
         assertThat(credentials.getUser()).isEqualTo("app");
@@ -26,7 +26,7 @@ class JedisRedisNodeTest {
 
     @Test
     void aPlainUriWithoutCredentialsGivesNeither() {
-        RedisNodeAddress address = RedisNodeAddress.parse(LockConfig.REDLOCK_NODES, "redis://cache-2:6379");
+        RedisNodeAddress address = RedisNodeAddress.parse(RedlockSettings.NODES, "redis://cache-2:6379");
         JedisClientConfig config = JedisRedisNode.clientConfig(address, 1, null);
         assertThat(config.getSslOptions()).isNull();
         assertThat(config.isSsl()).isFalse();

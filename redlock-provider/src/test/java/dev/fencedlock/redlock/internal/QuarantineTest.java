@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.redlock.RedlockSettings;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,13 +38,13 @@ class QuarantineTest {
         Quarantine quarantine = new Quarantine(CONFIGURED, LEASE, true);
         assertThatThrownBy(() -> quarantine.noteLease(Duration.ofMinutes(5), "fixed lease of lock 'a'"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(LockConfig.REDLOCK_RESTART_QUARANTINE)
+                .hasMessageContaining(RedlockSettings.RESTART_QUARANTINE)
                 .hasMessageContaining("fixed lease of lock 'a' of 5m")
                 .hasMessageContaining("30s");
         assertThatThrownBy(() -> quarantine.noteLease(Duration.ofMinutes(10), "extension of lock 'a'"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("extension of lock 'a' of 10m")
-                .hasMessageContaining(LockConfig.REDLOCK_RESTART_QUARANTINE + " 30s");
+                .hasMessageContaining(RedlockSettings.RESTART_QUARANTINE + " 30s");
         assertThat(quarantine.nanos()).isEqualTo(CONFIGURED.toNanos());
     }
 
@@ -61,7 +62,7 @@ class QuarantineTest {
         assertThatThrownBy(() -> new Quarantine(CONFIGURED, Duration.ofMinutes(1), true))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(LockConfig.LEASE_TIME + " 1m")
-                .hasMessageContaining(LockConfig.REDLOCK_RESTART_QUARANTINE + " 30s");
+                .hasMessageContaining(RedlockSettings.RESTART_QUARANTINE + " 30s");
     }
 
     @Test
@@ -86,7 +87,7 @@ class QuarantineTest {
             assertThat(event.getFormattedMessage())
                     .contains("fixed lease of lock 'a' of 5m")
                     .contains(LockConfig.LEASE_TIME + " 10s")
-                    .contains(LockConfig.REDLOCK_RESTART_QUARANTINE);
+                    .contains(RedlockSettings.RESTART_QUARANTINE);
         });
     }
 }

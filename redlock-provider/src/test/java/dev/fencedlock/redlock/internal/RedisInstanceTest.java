@@ -11,10 +11,10 @@ class RedisInstanceTest {
                     + "tcp_port:6380\r\nuptime_in_seconds:42\r\nuptime_in_days:0\r\n";
 
     @Test
-    void readsRunIdAndDatesTheStartByTheUptime() {
+    void readsRunIdAndDatesTheStartByTheUptimeLessTheSecondItMayRunAhead() {
         RedisInstance instance = RedisInstance.fromInfo(INFO, 100_000_000_000L);
         assertThat(instance.runId()).isEqualTo("59f9cfb3ed4e94ae08f6ec965a09779427ea6085");
-        assertThat(instance.startedAtNanos()).isEqualTo(58_000_000_000L);
+        assertThat(instance.startedAtNanos()).isEqualTo(59_000_000_000L);
         assertThat(instance.probedAtNanos()).isEqualTo(100_000_000_000L);
         assertThat(instance.shortRunId()).isEqualTo("59f9cfb3");
     }

@@ -11,6 +11,7 @@ import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.NodeFailure;
 import dev.fencedlock.redlock.RedlockKeys;
+import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.testkit.redis.RedisServerProcess;
 import dev.fencedlock.testkit.redis.RedisServers;
 import dev.fencedlock.testkit.redis.RedisServersExtension;
@@ -101,9 +102,9 @@ class RedlockAuthIT {
     private static LockConfig config(List<String> uris) {
         return LockConfig.builder()
                 .backend("redlock")
-                .redlockNodes(uris)
-                .redlockRestartQuarantine(Duration.ofNanos(1))
-                .redlockNodeTimeout(Duration.ofSeconds(2))
+                .set(RedlockSettings.NODES, uris)
+                .set(RedlockSettings.RESTART_QUARANTINE, Duration.ofNanos(1))
+                .set(RedlockSettings.NODE_TIMEOUT, Duration.ofSeconds(2))
                 .build();
     }
 

@@ -9,7 +9,7 @@ import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockTimeoutException;
 import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.NodeFailure;
-import dev.fencedlock.redlock.RedlockKeys;
+import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.spi.MonotonicClock;
 import dev.fencedlock.testkit.redis.RedisServerProcess;
 import dev.fencedlock.testkit.redis.RedisServers;
@@ -42,8 +42,9 @@ class RedlockFaultsIT {
     @Test
     void aHungNodeDoesNotStretchAnAcquireMuchBeyondOneNodeTimeout() throws Exception {
         RedisServers servers = redis.servers();
-        LockConfig config =
-                TestClient.config(servers).redlockNodeTimeout(NODE_TIMEOUT).build();
+        LockConfig config = TestClient.config(servers)
+                .set(RedlockSettings.NODE_TIMEOUT, NODE_TIMEOUT)
+                .build();
         try (TestClient client = TestClient.create(config)) {
             servers.get(1).pause();
             long previous = 0;
@@ -63,8 +64,9 @@ class RedlockFaultsIT {
     @Test
     void aMajorityOfHungNodesIsReportedPerNodeWithinAboutOneNodeTimeout() throws Exception {
         RedisServers servers = redis.servers();
-        LockConfig config =
-                TestClient.config(servers).redlockNodeTimeout(NODE_TIMEOUT).build();
+        LockConfig config = TestClient.config(servers)
+                .set(RedlockSettings.NODE_TIMEOUT, NODE_TIMEOUT)
+                .build();
         try (TestClient client = TestClient.create(config)) {
             for (int node : List.of(0, 2, 4)) {
                 servers.get(node).pause();
@@ -174,7 +176,11 @@ class RedlockFaultsIT {
                                 .as("the whole wait, not the last attempt")
                                 .isGreaterThanOrEqualTo(Duration.ofMillis(300));
                     });
-            assertThat(RedlockKeys.lockKey("faults:unreachable")).isNotNull();
+            for (int healthy : List.of(0, 2)) {
+                assertThat(TestClient.lockValue(servers, healthy, "faults:unreachable"))
+                        .as("lock key on healthy node %d after the attempts without a quorum", healthy)
+                        .isNull();
+            }
         }
     }
 

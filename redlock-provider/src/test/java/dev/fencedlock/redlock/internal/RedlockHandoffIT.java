@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.redlock.RedlockKeys;
+import dev.fencedlock.redlock.RedlockSettings;
+import dev.fencedlock.testkit.await.Await;
 import dev.fencedlock.testkit.redis.RedisServerProcess;
 import dev.fencedlock.testkit.redis.RedisServers;
 import dev.fencedlock.testkit.redis.RedisServersExtension;
@@ -142,7 +144,7 @@ class RedlockHandoffIT {
 
     private static LockConfig config() {
         return TestClient.config(redis.servers())
-                .redlockRetryDelay(Duration.ofMinutes(1))
+                .set(RedlockSettings.RETRY_DELAY, Duration.ofMinutes(1))
                 .build();
     }
 
@@ -171,12 +173,6 @@ class RedlockHandoffIT {
 
     /** Waits for a condition the test cannot be told about directly; fails after 10 s. */
     private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline)
-                    .as("condition still false after 10 s")
-                    .isNegative();
-            Thread.sleep(5);
-        }
+        Await.until("condition", Duration.ofSeconds(10), condition);
     }
 }

@@ -9,6 +9,7 @@ import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.NodeFailure;
+import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.spi.MonotonicClock;
 import dev.fencedlock.testkit.redis.RedisServers;
 import dev.fencedlock.testkit.redis.RedisServersExtension;
@@ -48,8 +49,8 @@ class RedlockQuarantineIT {
         String name = "quarantine:issue-scenario";
         LockConfig config = LockConfig.builder()
                 .backend("redlock")
-                .redlockNodes(servers.uris())
-                .redlockNodeTimeout(Duration.ofSeconds(2))
+                .set(RedlockSettings.NODES, servers.uris())
+                .set(RedlockSettings.NODE_TIMEOUT, Duration.ofSeconds(2))
                 .leaseTime(LEASE)
                 .build();
         servers.get(3).kill();
@@ -113,7 +114,7 @@ class RedlockQuarantineIT {
             servers.get(node).restartEmpty();
         }
         LockConfig config = TestClient.config(servers)
-                .redlockRestartQuarantine(Duration.ofMinutes(10))
+                .set(RedlockSettings.RESTART_QUARANTINE, Duration.ofMinutes(10))
                 .build();
         Duration wait = Duration.ofMillis(300);
         try (TestClient client = TestClient.create(config)) {
@@ -139,14 +140,14 @@ class RedlockQuarantineIT {
         RedisServers servers = redis.servers();
         Duration quarantine = Duration.ofSeconds(2);
         LockConfig config = TestClient.config(servers)
-                .redlockRestartQuarantine(quarantine)
+                .set(RedlockSettings.RESTART_QUARANTINE, quarantine)
                 .leaseTime(quarantine)
                 .build();
         String name = "quarantine:covers-leases";
         try (TestClient client = TestClient.create(config, MonotonicClock.SYSTEM, RedlockProvider.Options.DEFAULT)) {
             assertThatThrownBy(() -> client.lock(name).acquire(Duration.ofSeconds(1), Duration.ofMinutes(5)))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining(LockConfig.REDLOCK_RESTART_QUARANTINE + " 2s")
+                    .hasMessageContaining(RedlockSettings.RESTART_QUARANTINE + " 2s")
                     .hasMessageContaining("5m");
             for (int node = 0; node < 5; node++) {
                 assertThat(TestClient.lockValue(servers, node, name))
@@ -159,7 +160,7 @@ class RedlockQuarantineIT {
                     .orElseThrow(() -> new AssertionError("never granted"))) {
                 assertThatThrownBy(() -> lease.extend(Duration.ofMinutes(10)))
                         .isInstanceOf(IllegalArgumentException.class)
-                        .hasMessageContaining(LockConfig.REDLOCK_RESTART_QUARANTINE + " 2s")
+                        .hasMessageContaining(RedlockSettings.RESTART_QUARANTINE + " 2s")
                         .hasMessageContaining("10m");
                 assertThat(lease.isValid()).isTrue();
                 lease.extend(quarantine);
@@ -172,13 +173,13 @@ class RedlockQuarantineIT {
     @Test
     void aLeaseTimeLongerThanTheConfiguredQuarantineIsRefusedAtCreation() {
         LockConfig config = TestClient.config(redis.servers())
-                .redlockRestartQuarantine(Duration.ofSeconds(30))
+                .set(RedlockSettings.RESTART_QUARANTINE, Duration.ofSeconds(30))
                 .leaseTime(Duration.ofMinutes(5))
                 .build();
         assertThatThrownBy(() -> LockClient.create(config))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(LockConfig.LEASE_TIME + " 5m")
-                .hasMessageContaining(LockConfig.REDLOCK_RESTART_QUARANTINE + " 30s");
+                .hasMessageContaining(RedlockSettings.RESTART_QUARANTINE + " 30s");
     }
 
     /** Acquires and releases a lock of its own, which needs all of nodes 1-3 while 4 and 5 are down. */

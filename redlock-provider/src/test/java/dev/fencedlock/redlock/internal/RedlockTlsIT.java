@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockUnavailableException;
+import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.spi.MonotonicClock;
 import dev.fencedlock.testkit.redis.RedisServers;
 import dev.fencedlock.testkit.redis.RedisTls;
@@ -77,9 +78,9 @@ class RedlockTlsIT {
     private static LockConfig config() {
         return LockConfig.builder()
                 .backend("redlock")
-                .redlockNodes(servers.uris())
-                .redlockRestartQuarantine(Duration.ofNanos(1))
-                .redlockNodeTimeout(Duration.ofSeconds(2))
+                .set(RedlockSettings.NODES, servers.uris())
+                .set(RedlockSettings.RESTART_QUARANTINE, Duration.ofNanos(1))
+                .set(RedlockSettings.NODE_TIMEOUT, Duration.ofSeconds(2))
                 .build();
     }
 }

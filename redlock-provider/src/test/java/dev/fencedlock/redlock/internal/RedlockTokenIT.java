@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.redlock.RedlockKeys;
+import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.spi.MonotonicClock;
 import dev.fencedlock.testkit.redis.RedisServerProcess;
 import dev.fencedlock.testkit.redis.RedisServers;
@@ -65,7 +66,7 @@ class RedlockTokenIT {
     void tokensKeepGrowingWhenANodeRestartsEmptyBetweenDifferentMajorities() throws Exception {
         RedisServers servers = redis.servers();
         LockConfig config = TestClient.config(servers)
-                .redlockRestartQuarantine(Duration.ofMillis(300))
+                .set(RedlockSettings.RESTART_QUARANTINE, Duration.ofMillis(300))
                 .build();
         String name = "tokens:node-restart";
         long a;
@@ -89,7 +90,7 @@ class RedlockTokenIT {
     void tokensKeepGrowingWhenAllNodesRestartEmpty() throws Exception {
         RedisServers servers = redis.servers();
         LockConfig config = TestClient.config(servers)
-                .redlockRestartQuarantine(Duration.ofMillis(300))
+                .set(RedlockSettings.RESTART_QUARANTINE, Duration.ofMillis(300))
                 .build();
         String name = "tokens:all-restart";
         try (TestClient old = TestClient.create(config)) {

@@ -4,6 +4,7 @@ import dev.fencedlock.FencedLock;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.redlock.RedlockKeys;
+import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.spi.LeaseRuntime;
 import dev.fencedlock.spi.MonotonicClock;
 import dev.fencedlock.testkit.redis.RedisServerProcess;
@@ -54,9 +55,9 @@ final class TestClient implements AutoCloseable {
     static LockConfig.Builder config(RedisServers servers) {
         return LockConfig.builder()
                 .backend("redlock")
-                .redlockNodes(servers.uris())
-                .redlockRestartQuarantine(Duration.ofNanos(1))
-                .redlockNodeTimeout(Duration.ofSeconds(2))
+                .set(RedlockSettings.NODES, servers.uris())
+                .set(RedlockSettings.RESTART_QUARANTINE, Duration.ofNanos(1))
+                .set(RedlockSettings.NODE_TIMEOUT, Duration.ofSeconds(2))
                 .leaseTime(Duration.ofSeconds(10));
     }
 

@@ -6,8 +6,9 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.EntityListeners;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
+import jakarta.persistence.Version;
 
-/** The fenced row: same shape as the versioned one, with a fence column instead of a version. */
+/** The fenced row: the versioned one's shape plus the fence column that fencing-jpa stamps. */
 @Entity
 @Table(name = "bench_fenced_item")
 @EntityListeners(FencingListener.class)
@@ -19,6 +20,10 @@ public class FencedItem {
 
     @FencingToken
     private long fence;
+
+    // fencing-jpa requires a @Version beside the fence column (docs/fencing-jpa.md)
+    @Version
+    private long version;
 
     protected FencedItem() {}
 

@@ -1,0 +1,130 @@
+package dev.fencedlock.spring;
+
+import dev.fencedlock.LockClient;
+import dev.fencedlock.LockConfig;
+import dev.fencedlock.LockEventListener;
+import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.spring.health.FencedLockHealthIndicator;
+import dev.fencedlock.spring.internal.FencedTransactionManagers;
+import dev.fencedlock.spring.internal.LockEventListeners;
+import dev.fencedlock.spring.internal.LockedExecution;
+import dev.fencedlock.spring.internal.LockedInterceptor;
+import dev.fencedlock.spring.internal.SpringLockConfig;
+import dev.fencedlock.spring.metrics.LockMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.core.Ordered;
+import org.springframework.core.env.Environment;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * Auto-configures fencedlock for a Spring Boot application: a {@link LockClient} from the {@code
+ * fencedlock.*} properties, the {@link Locked} advice, {@link FencedTransactions}, and the fence
+ * guard on the application's transaction managers.
+ */
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+            "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration"
+        })
+public class FencedLockAutoConfiguration {
+
+    /**
+     * The order of the {@link Locked} advisor: ahead of Spring's transaction advisor (which has
+     * {@link Ordered#LOWEST_PRECEDENCE} unless {@code @EnableTransactionManagement(order = ...)}
+     * says otherwise), so the lock is taken before the transaction begins and released after it
+     * completed.
+     */
+    public static final int LOCKED_ADVISOR_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
+
+    /**
+     * The client, from every {@code fencedlock.*} property; closed with the context.
+     *
+     * @throws IllegalArgumentException (failing start-up) naming the key of a missing, unknown or
+     *     bad setting
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public LockClient fencedLockClient(Environment environment, ObjectProvider<LockEventListener> listeners) {
+        List<LockEventListener> all = listeners.orderedStream().toList();
+        LockConfig config = SpringLockConfig.from(environment);
+        return all.isEmpty() ? LockClient.create(config) : LockClient.create(config, new LockEventListeners(all));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public LockedExecution fencedLockExecution(ObjectProvider<FenceRefusalListener> refusals) {
+        List<FenceRefusalListener> all = refusals.orderedStream().toList();
+        return new LockedExecution(refusal -> all.forEach(listener -> listener.refused(refusal)));
+    }
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    public static Advisor fencedLockAdvisor(
+            ObjectProvider<LockClient> client, ObjectProvider<LockedExecution> execution, BeanFactory beans) {
+        LockedInterceptor interceptor =
+                new LockedInterceptor(client::getObject, execution::getObject, new BeanFactoryResolver(beans));
+        DefaultPointcutAdvisor advisor =
+                new DefaultPointcutAdvisor(AnnotationMatchingPointcut.forMethodAnnotation(Locked.class), interceptor);
+        advisor.setOrder(LOCKED_ADVISOR_ORDER);
+        return advisor;
+    }
+
+    /** The fence row guard on {@value FenceGuard#DEFAULT_TABLE}; define a bean to use another table. */
+    @Bean
+    @ConditionalOnMissingBean
+    public FenceGuard fencedLockFenceGuard() {
+        return FenceGuard.standard();
+    }
+
+    @Bean
+    public static FencedTransactionManagers fencedLockTransactionManagers(ObjectProvider<FenceGuard> guard) {
+        return new FencedTransactionManagers(() -> guard.getIfAvailable(FenceGuard::standard));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(PlatformTransactionManager.class)
+    public FencedTransactions fencedTransactions(
+            LockClient client, PlatformTransactionManager transactionManager, LockedExecution execution) {
+        return new FencedTransactions(client, transactionManager, execution);
+    }
+
+    /** The health indicator {@code fencedLock} when Spring Boot's health support is on the classpath. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(HealthIndicator.class)
+    static class HealthCheck {
+        @Bean
+        @ConditionalOnMissingBean(name = "fencedLockHealthIndicator")
+        FencedLockHealthIndicator fencedLockHealthIndicator(LockClient client) {
+            return new FencedLockHealthIndicator(client);
+        }
+    }
+
+    /** Micrometer meters ({@link LockMetrics}) when Micrometer is on the classpath. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    static class Metrics {
+        @Bean
+        @ConditionalOnMissingBean
+        LockMetrics fencedLockMetrics() {
+            return new LockMetrics();
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.fencedlock.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the annotated method under a lease of a fenced lock, with every database transaction the
+ * method begins fenced by that lease.
+ *
+ * <pre>{@code
+ * @Locked("'inventory:' + #sku")
+ * @Transactional
+ * public void take(String sku, int units) { ... }
+ * }</pre>
+ *
+ * <p>In order, for one call:
+ *
+ * <ol>
+ *   <li>the lock name is evaluated from {@link #value()} and the lock is acquired, waiting up to
+ *       {@link #waitTime()}, before any transaction begins (the advisor is ordered outside
+ *       {@code @Transactional});
+ *   <li>the lease is bound to the thread for the method's duration: JPA entities with a
+ *       {@code @FencingToken} column are stamped and checked ({@code fencing-jpa}), and the first
+ *       statement of every transaction that begins is the fence row's guard ({@code fencing-jdbc}),
+ *       so {@code JdbcTemplate} and repository writes alike are refused once a newer holder has
+ *       written;
+ *   <li>before each such transaction commits, the lease must still be valid, else the transaction
+ *       rolls back;
+ *   <li>the lease is released after the method returns or throws, that is after its transaction
+ *       has committed or rolled back.
+ * </ol>
+ *
+ * <p>A refused write surfaces as {@link FencedWriteRefusedException}, an {@link
+ * org.springframework.dao.OptimisticLockingFailureException}. A lock that stays taken for the whole
+ * wait throws {@link dev.fencedlock.LockTimeoutException}; nothing runs.
+ *
+ * <p>The method must not be called inside an already active transaction: the lock would then be
+ * taken after the transaction began, and released before it commits. Such a call fails with {@link
+ * IllegalStateException} before the lock is acquired. Like every Spring proxy-based advice, a call
+ * from within the same bean (self-invocation) is not intercepted.
+ *
+ * @see FencedTransactions the programmatic equivalent
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface Locked {
+
+    /**
+     * The lock name, a SpEL expression over the method's arguments ({@code #sku}, or {@code #p0}
+     * / {@code #a0} by position; parameter names need {@code -parameters}, which Spring Boot's
+     * build plugins set). A constant name is written as a string literal: {@code "'nightly-report'"}.
+     * The result must be a non-blank string.
+     */
+    String value();
+
+    /**
+     * How long to wait for the lock, written like the configuration durations ({@code 500ms},
+     * {@code 5s}, {@code 2m}). {@code 0s} makes a single attempt. Default {@code 5s}.
+     */
+    String waitTime() default "5s";
+
+    /**
+     * A fixed lease length ({@code 10s}): the lease is not renewed and expires after this time,
+     * after which the transaction can no longer commit. Empty (the default) takes an auto-renewing
+     * lease of {@code fencedlock.lease-time}.
+     */
+    String leaseTime() default "";
+}

@@ -1,0 +1,59 @@
+package dev.fencedlock.spring.health;
+
+import dev.fencedlock.BackendStatus;
+import dev.fencedlock.LockClient;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+/**
+ * Health of the {@link LockClient}'s backends, from {@link LockClient#status()}: no lock is taken.
+ *
+ * <ul>
+ *   <li>UP when a backend can grant leases ({@link BackendStatus.State#canGrant()}): a quorum of
+ *       Redis masters counts, ZooKeeper is connected, or the backend does not report its state.
+ *       With {@code fencedlock.fallback}, a fallback that can grant keeps the client UP while the
+ *       primary is DOWN, as acquisitions then go to the fallback;
+ *   <li>DOWN otherwise.
+ * </ul>
+ *
+ * <p>Details: one entry per backend under its name, with its {@code state} and its {@code nodes}
+ * (address with credentials masked, to state and detail). Thread-safe.
+ */
+public final class FencedLockHealthIndicator extends AbstractHealthIndicator {
+    private final LockClient client;
+
+    public FencedLockHealthIndicator(LockClient client) {
+        super("fencedlock health check failed");
+        this.client = client;
+    }
+
+    @Override
+    protected void doHealthCheck(Health.Builder builder) {
+        List<BackendStatus> backends = client.status();
+        boolean canGrant = false;
+        for (BackendStatus backend : backends) {
+            canGrant |= backend.state().canGrant();
+            builder.withDetail(backend.backend(), details(backend));
+        }
+        if (canGrant) {
+            builder.up();
+        } else {
+            builder.down();
+        }
+    }
+
+    private static Map<String, Object> details(BackendStatus backend) {
+        Map<String, Object> nodes = new LinkedHashMap<>();
+        for (BackendStatus.Node node : backend.nodes()) {
+            nodes.put(
+                    node.address(),
+                    node.detail().isEmpty()
+                            ? Map.of("state", node.state().name())
+                            : Map.of("state", node.state().name(), "detail", node.detail()));
+        }
+        return Map.of("state", backend.state().name(), "nodes", nodes);
+    }
+}

@@ -1,0 +1,141 @@
+package dev.fencedlock.spring.internal;
+
+import dev.fencedlock.Lease;
+import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.jdbc.StaleTokenException;
+import dev.fencedlock.spring.FencedWriteRefusedException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionExecution;
+import org.springframework.transaction.TransactionExecutionListener;
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Fences every transaction that begins while a locked call runs on the thread, on one transaction
+ * manager:
+ *
+ * <ol>
+ *   <li>right after the transaction began, and before the caller's first statement, the fence
+ *       row's {@link FenceGuard#enter guard} runs on the transaction's connection (for a JPA
+ *       transaction manager the JDBC connection it exposes, which the session and {@code
+ *       JdbcTemplate} share);
+ *   <li>a refusal, or any failure of the guard, rolls the transaction back at once and is thrown
+ *       from the transaction's begin, so the method body never runs;
+ *   <li>before commit, the transaction is flushed and the lease must still be valid ({@link
+ *       LeaseCommitCheck}).
+ * </ol>
+ *
+ * <p>Only new, read-write transactions are fenced: a joined or nested (savepoint) transaction is
+ * part of the fenced one, and a read-only one writes nothing. A second new transaction while a
+ * fenced one is still open on the thread ({@code REQUIRES_NEW} inside a locked call) is refused: its
+ * guard would wait for the suspended outer transaction's row lock forever ({@link #beforeBegin}).
+ *
+ * <p>Thread-safe: it keeps no state of its own; per-call state lives in {@link ActiveLease}.
+ */
+public final class FenceGuardListener implements TransactionExecutionListener {
+    private final PlatformTransactionManager transactionManager;
+    private final DataSource dataSource;
+    private final FenceGuard guard;
+
+    /**
+     * @param dataSource the data source whose connection the transaction manager binds; null when
+     *     it exposes none, which refuses every fenced transaction on it
+     */
+    public FenceGuardListener(PlatformTransactionManager transactionManager, DataSource dataSource, FenceGuard guard) {
+        this.transactionManager = transactionManager;
+        this.dataSource = dataSource;
+        this.guard = guard;
+    }
+
+    /**
+     * Refuses a new transaction while a fenced one is open on the thread, before anything of it
+     * begins (fencing-jpa's own guard would otherwise already wait at begin): the outer
+     * transaction holds the lock's fence row until it ends, which it cannot do while suspended.
+     */
+    @Override
+    public void beforeBegin(TransactionExecution transaction) {
+        Optional<ActiveLease> open = ActiveLease.current().filter(ActiveLease::transactionOpen);
+        if (open.isPresent()) {
+            throw new IllegalStateException("A new transaction began while the fenced transaction of lock '"
+                    + open.get().lease().lockName() + "' is still open on this thread (REQUIRES_NEW inside a"
+                    + " locked call); it would wait for the outer transaction's fence row forever, so it is"
+                    + " refused");
+        }
+    }
+
+    @Override
+    public void afterBegin(TransactionExecution transaction, Throwable beginFailure) {
+        if (beginFailure != null || !transaction.isNewTransaction() || transaction.isReadOnly()) {
+            return;
+        }
+        Optional<ActiveLease> current = ActiveLease.current();
+        if (current.isEmpty()) {
+            return;
+        }
+        ActiveLease active = current.get();
+        Lease lease = active.lease();
+        if (dataSource == null) {
+            throw abandon(
+                    transaction,
+                    new IllegalStateException("Transaction manager "
+                            + transactionManager.getClass().getName()
+                            + " exposes no JDBC DataSource, so its transactions cannot be fenced for lock '"
+                            + lease.lockName() + "'"));
+        }
+        enter(transaction, lease);
+        active.transactionOpened();
+        TransactionSynchronizationManager.registerSynchronization(
+                new LeaseCommitCheck(active, (TransactionStatus) transaction));
+    }
+
+    private void enter(TransactionExecution transaction, Lease lease) {
+        Connection connection = DataSourceUtils.getConnection(dataSource);
+        try {
+            guard.enter(connection, lease.lockName(), lease.token());
+        } catch (StaleTokenException refused) {
+            throw abandon(transaction, refusal(refused));
+        } catch (SQLException failure) {
+            Optional<StaleTokenException> hidden = explain(connection, failure, lease);
+            throw abandon(
+                    transaction,
+                    hidden.<RuntimeException>map(FenceGuardListener::refusal)
+                            .orElseGet(() -> new DataAccessResourceFailureException(
+                                    "The fence guard of lock '" + lease.lockName() + "' failed: "
+                                            + failure.getMessage(),
+                                    failure)));
+        } catch (RuntimeException failure) {
+            throw abandon(transaction, failure);
+        }
+    }
+
+    private Optional<StaleTokenException> explain(Connection connection, SQLException failure, Lease lease) {
+        try {
+            connection.rollback();
+            return guard.explain(connection, failure, lease.lockName(), lease.token());
+        } catch (SQLException | RuntimeException e) {
+            failure.addSuppressed(e);
+            return Optional.empty();
+        }
+    }
+
+    static FencedWriteRefusedException refusal(StaleTokenException stale) {
+        return new FencedWriteRefusedException(
+                stale.getMessage(), stale.lockName(), stale.staleToken(), stale.newerToken(), stale);
+    }
+
+    /** Rolls back the transaction that just began, so nothing stays bound to the thread, and returns {@code failure}. */
+    private RuntimeException abandon(TransactionExecution transaction, RuntimeException failure) {
+        try {
+            transactionManager.rollback((TransactionStatus) transaction);
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+        return failure;
+    }
+}

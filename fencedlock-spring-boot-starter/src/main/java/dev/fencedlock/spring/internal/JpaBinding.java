@@ -1,0 +1,22 @@
+package dev.fencedlock.spring.internal;
+
+import dev.fencedlock.Lease;
+import dev.fencedlock.jpa.Fencing;
+import dev.fencedlock.jpa.FencingScope;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Binds a lease for fencing-jpa's entity stamping for as long as a locked call runs, so that the
+ * flush at commit still finds it (binding inside the transactional method closes too early).
+ * Loaded only when fencing-jpa is on the classpath.
+ */
+final class JpaBinding {
+    static final boolean PRESENT =
+            ClassUtils.isPresent("dev.fencedlock.jpa.Fencing", JpaBinding.class.getClassLoader());
+
+    private JpaBinding() {}
+
+    static FencingScope bind(Lease lease) {
+        return Fencing.bind(lease);
+    }
+}

@@ -1,0 +1,73 @@
+package dev.fencedlock.spring.internal;
+
+import dev.fencedlock.FencedLock;
+import dev.fencedlock.Lease;
+import dev.fencedlock.LockClient;
+import dev.fencedlock.spring.Locked;
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.expression.BeanResolver;
+
+/**
+ * The advice behind {@link Locked}: evaluates the lock name, acquires before the transaction
+ * interceptor runs (this advice is ordered outside it), runs the call with the lease current, and
+ * releases after the call, that is after the transaction completed. Thread-safe.
+ */
+public final class LockedInterceptor implements MethodInterceptor {
+    private final Supplier<LockClient> client;
+    private final Supplier<LockedExecution> execution;
+    private final BeanResolver beans;
+    private final Map<Method, LockedMethod> methods = new ConcurrentHashMap<>();
+
+    /**
+     * @param client looked up on each call (the bean factory caches it), so that creating the
+     *     advisor early does not connect to the backend early
+     * @param execution looked up like {@code client}
+     */
+    public LockedInterceptor(Supplier<LockClient> client, Supplier<LockedExecution> execution, BeanResolver beans) {
+        this.client = client;
+        this.execution = execution;
+        this.beans = beans;
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Object target = invocation.getThis();
+        Method method = target == null
+                ? invocation.getMethod()
+                : AopUtils.getMostSpecificMethod(invocation.getMethod(), target.getClass());
+        LockedMethod locked = methods.computeIfAbsent(method, LockedInterceptor::parse);
+        LockedExecution.requireNoTransaction(locked.description());
+        String name = locked.lockName(target, invocation.getArguments(), beans);
+        try (Lease lease = acquire(client.get().lock(name), locked)) {
+            return execution.get().run(lease, invocation::proceed);
+        }
+    }
+
+    private static Lease acquire(FencedLock lock, LockedMethod locked) {
+        try {
+            return locked.leaseTime().isPresent()
+                    ? lock.acquire(locked.waitTime(), locked.leaseTime().get())
+                    : lock.acquire(locked.waitTime());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CannotAcquireLockException(
+                    locked.description() + ": interrupted while waiting for lock '" + lock.name() + "'", e);
+        }
+    }
+
+    private static LockedMethod parse(Method method) {
+        Locked locked = AnnotatedElementUtils.findMergedAnnotation(method, Locked.class);
+        if (locked == null) {
+            throw new IllegalStateException("No @Locked on " + method);
+        }
+        return LockedMethod.parse(method, locked);
+    }
+}

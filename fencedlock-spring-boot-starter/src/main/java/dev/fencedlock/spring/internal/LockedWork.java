@@ -1,0 +1,7 @@
+package dev.fencedlock.spring.internal;
+
+/** The body of a locked call: a method invocation or a transaction callback. */
+@FunctionalInterface
+public interface LockedWork<T> {
+    T run() throws Throwable;
+}

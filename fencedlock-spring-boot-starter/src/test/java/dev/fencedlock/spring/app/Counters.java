@@ -1,0 +1,48 @@
+package dev.fencedlock.spring.app;
+
+import dev.fencedlock.spring.CurrentLease;
+import dev.fencedlock.spring.Locked;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+/** Plain SQL through {@link JdbcTemplate}: read, then write what was read plus one. */
+@Service
+public class Counters {
+    private final JdbcTemplate jdbc;
+
+    public Counters(JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    public long read(String name) {
+        Long value = jdbc.queryForObject("select amount from counters where name = ?", Long.class, name);
+        return value == null ? 0 : value;
+    }
+
+    public void write(String name, long value) {
+        int updated = jdbc.update("update counters set amount = ? where name = ?", value, name);
+        if (updated == 0) {
+            jdbc.update("insert into counters (name, amount) values (?, ?)", name, value);
+        }
+    }
+
+    public long readOrZero(String name) {
+        return jdbc.queryForList("select amount from counters where name = ?", Long.class, name).stream()
+                .findFirst()
+                .orElse(0L);
+    }
+
+    /** Adds one on a fixed lease, stalling after the write until the lease has run out. */
+    @Locked(value = "'counter:' + #name", leaseTime = "300ms")
+    @Transactional
+    public void incrementStallingPastLease(String name) throws InterruptedException {
+        write(name, readOrZero(name) + 1);
+        Inventory.awaitExpiry(CurrentLease.get().orElseThrow());
+    }
+
+    @Transactional
+    public void reset(String name) {
+        jdbc.update("delete from counters where name = ?", name);
+    }
+}

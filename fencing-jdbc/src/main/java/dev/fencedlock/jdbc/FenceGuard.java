@@ -1,0 +1,315 @@
+package dev.fencedlock.jdbc;
+
+import dev.fencedlock.LockException;
+import dev.fencedlock.LockNames;
+import dev.fencedlock.jdbc.internal.ConcurrencyFailures;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLSyntaxErrorException;
+import java.sql.SQLTransactionRollbackException;
+import java.sql.Savepoint;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The fence row: one row per lock name in a table ({@value #DEFAULT_TABLE} unless told otherwise)
+ * holding the newest token a fenced transaction of that lock has registered. For integrations (JPA,
+ * Spring) that own the transaction themselves; {@link JdbcFencing#inTransaction} uses {@link
+ * #standard()}.
+ *
+ * <p>{@link #enter} is the transaction's first statement:
+ *
+ * <ol>
+ *   <li>{@code update <table> set token = ? where lock_name = ? and token <= ?}. One row changed:
+ *       entered. The row now stays locked until the transaction ends, so every other transaction
+ *       of the lock waits for this one at its own first statement, and then sees this token.
+ *   <li>No row changed: a locking read of the row ({@code select ... for update}). A larger token:
+ *       refused with {@link StaleTokenException}. The same token (a driver that reports changed
+ *       rather than matched rows): entered. A smaller one: raised, entered.
+ *   <li>No row (the lock's first fenced transaction in this database): an insert of the row inside
+ *       a savepoint. A racing first insert of the same lock makes it fail with a unique violation;
+ *       the savepoint is rolled back and the guard starts again from step 1, a bounded number of
+ *       times.
+ * </ol>
+ *
+ * <p>So the transactions of one lock name run one at a time from their first statement to their
+ * end, in token order: a transaction with a lower token than one already registered is refused
+ * before it writes anything, and two transactions with the same token (one lease) are serialized
+ * by the row lock. This holds for data that every writer changes only inside such transactions of
+ * the same lock name.
+ *
+ * <p>Lock names are compared exactly. On MariaDB/MySQL the column takes the database's collation,
+ * which may fold case or pad trailing spaces; the guard then compares the stored name byte for
+ * byte and fails with a {@link LockException} that names both names and how to fix the column,
+ * instead of letting two names share a row.
+ *
+ * <p>Immutable and thread-safe; a connection is used by one thread at a time, as JDBC requires.
+ */
+public final class FenceGuard {
+    /** The table the Flyway migration at {@code classpath:db/fencedlock/migration} creates. */
+    public static final String DEFAULT_TABLE = "fencedlock_fence";
+
+    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_$]*(\\.[A-Za-z_][A-Za-z0-9_$]*)?");
+    private static final FenceGuard STANDARD = new FenceGuard(DEFAULT_TABLE);
+
+    /** Enough for a racing first insert and a row that changed between two statements. */
+    static final int ATTEMPTS = 3;
+
+    private final String table;
+    private final String updateSql;
+    private final String exactUpdateSql;
+    private final String raiseSql;
+    private final String lockingReadSql;
+    private final String readSql;
+    private final String insertSql;
+
+    private FenceGuard(String table) {
+        this.table = table;
+        this.updateSql = "update " + table + " set token = ? where lock_name = ? and token <= ?";
+        // MariaDB/MySQL collations may fold case and pad spaces; comparing bytes keeps names apart
+        this.exactUpdateSql = "update " + table
+                + " set token = ? where lock_name = ? and cast(lock_name as binary) = cast(? as binary)"
+                + " and token <= ?";
+        this.raiseSql = "update " + table + " set token = ? where lock_name = ?";
+        this.readSql = "select lock_name, token from " + table + " where lock_name = ?";
+        this.lockingReadSql = readSql + " for update";
+        this.insertSql = "insert into " + table + " (lock_name, token) values (?, ?)";
+    }
+
+    /** The guard on {@value #DEFAULT_TABLE}. */
+    public static FenceGuard standard() {
+        return STANDARD;
+    }
+
+    /**
+     * The guard on another table with the same columns ({@code lock_name varchar(256) primary key,
+     * token bigint not null}).
+     *
+     * @param table a table name, optionally qualified by a schema: letters, digits, {@code _} and
+     *     {@code $}, not starting with a digit
+     * @throws IllegalArgumentException if {@code table} is null or not such a name
+     */
+    public static FenceGuard inTable(String table) {
+        if (table == null || !TABLE_NAME.matcher(table).matches()) {
+            throw new IllegalArgumentException("table must be a table name, optionally qualified by a schema "
+                    + "(letters, digits, '_', '$'), got " + (table == null ? "null" : "'" + table + "'"));
+        }
+        return table.equals(DEFAULT_TABLE) ? STANDARD : new FenceGuard(table);
+    }
+
+    /** The table this guard writes. */
+    public String table() {
+        return table;
+    }
+
+    /**
+     * Must be the first statement of the transaction on {@code connection} (autocommit off): raises
+     * the lock's row to {@code token} (inserting it when absent) unless it holds a larger token; the
+     * row lock then orders the lock's transactions until this one ends. Statements run before it in
+     * the same transaction are not ordered by the fence.
+     *
+     * <p>May wait for the row lock as long as the database lets a statement wait. A failure of a
+     * statement (a deadlock, a lock or serialization timeout) is thrown as the driver reported it and
+     * usually leaves the transaction unusable: roll it back, then {@link #explain} the failure.
+     *
+     * @throws StaleTokenException if the row holds a larger token: a later holder of the lock has
+     *     entered; the caller must roll back
+     * @throws SQLTransactionRollbackException (SQLState {@code 40001}) if the row exists but this
+     *     transaction cannot see or write it (it was created after the transaction's snapshot under
+     *     REPEATABLE READ or SERIALIZABLE); roll back and {@link #explain}, or retry
+     * @throws SQLSyntaxErrorException if the table is missing, with how to create it
+     * @throws LockException if the table holds a row whose name differs from {@code lockName} but
+     *     compares equal to it (a case-insensitive or space-padding collation on MariaDB/MySQL)
+     * @throws IllegalArgumentException if {@code connection} is null, closed or in autocommit mode,
+     *     {@code lockName} is not a valid lock name or {@code token} is negative; nothing was run
+     * @throws SQLException any other failure of the database
+     */
+    public void enter(Connection connection, String lockName, long token) throws SQLException {
+        requireTransaction(connection);
+        LockNames.requireValid(lockName);
+        if (token < 0) {
+            throw new IllegalArgumentException("token must not be negative, got " + token);
+        }
+        boolean exact = comparesBytes(connection);
+        try {
+            for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+                if (update(connection, exact, lockName, token) == 1) {
+                    return;
+                }
+                Row row = read(connection, lockingReadSql, lockName);
+                if (row != null) {
+                    if (enterExisting(connection, row, lockName, token)) {
+                        return;
+                    }
+                } else if (insert(connection, lockName, token)) {
+                    return;
+                }
+                // the row appeared or changed between the statements: from the top
+            }
+        } catch (SQLException e) {
+            throw missingTable(e);
+        }
+        throw new SQLTransactionRollbackException(
+                "The fence row of lock '" + lockName + "' in " + table + " exists but this transaction cannot "
+                        + "write it after " + ATTEMPTS + " attempts: it was created after the transaction's "
+                        + "snapshot (REPEATABLE READ or SERIALIZABLE); roll back and retry",
+                "40001");
+    }
+
+    /**
+     * For a failure of the transaction (serialization failure, deadlock, lock timeout): the refusal
+     * it hides, if the committed row now holds a newer token; empty otherwise, and for any other
+     * kind of failure. Reads on {@code connection}, which must have been rolled back after the
+     * failure; with autocommit off, the read's own transaction is rolled back before this returns.
+     * A failure of the read is added to {@code failure} as suppressed and gives empty.
+     *
+     * @return the refusal, with {@code failure} as its cause
+     * @throws IllegalArgumentException if an argument is null or {@code lockName} is not a valid
+     *     lock name
+     */
+    public Optional<StaleTokenException> explain(
+            Connection connection, SQLException failure, String lockName, long token) {
+        if (connection == null || failure == null) {
+            throw new IllegalArgumentException("connection and failure must not be null, got connection " + connection
+                    + " and failure " + failure);
+        }
+        LockNames.requireValid(lockName);
+        if (!ConcurrencyFailures.isConcurrencyFailure(failure)) {
+            return Optional.empty();
+        }
+        try {
+            Row row = read(connection, readSql, lockName);
+            if (!connection.getAutoCommit()) {
+                connection.rollback();
+            }
+            if (row != null && row.name.equals(lockName) && row.token > token) {
+                return Optional.of(new StaleTokenException(lockName, token, row.token, failure));
+            }
+        } catch (SQLException e) {
+            failure.addSuppressed(e);
+        }
+        return Optional.empty();
+    }
+
+    private static void requireTransaction(Connection connection) throws SQLException {
+        if (connection == null) {
+            throw new IllegalArgumentException("connection must not be null");
+        }
+        if (connection.isClosed()) {
+            throw new IllegalArgumentException("connection must be open, got a closed one: " + connection);
+        }
+        if (connection.getAutoCommit()) {
+            throw new IllegalArgumentException("connection must have autocommit off: the guard is the first "
+                    + "statement of a transaction and holds the fence row until that transaction ends");
+        }
+    }
+
+    /** MariaDB and MySQL: their default collations fold case and pad trailing spaces. */
+    private static boolean comparesBytes(Connection connection) throws SQLException {
+        String product = connection.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
+        return product.contains("mariadb") || product.contains("mysql");
+    }
+
+    private int update(Connection connection, boolean exact, String lockName, long token) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(exact ? exactUpdateSql : updateSql)) {
+            int i = 1;
+            statement.setLong(i++, token);
+            statement.setString(i++, lockName);
+            if (exact) {
+                statement.setString(i++, lockName);
+            }
+            statement.setLong(i, token);
+            return statement.executeUpdate();
+        }
+    }
+
+    /** The row, locked; whether the transaction has entered. */
+    private boolean enterExisting(Connection connection, Row row, String lockName, long token) throws SQLException {
+        if (!row.name.equals(lockName)) {
+            throw sharedRow(row.name, lockName);
+        }
+        if (row.token > token) {
+            throw new StaleTokenException(lockName, token, row.token);
+        }
+        if (row.token == token) {
+            return true;
+        }
+        try (PreparedStatement statement = connection.prepareStatement(raiseSql)) {
+            statement.setLong(1, token);
+            statement.setString(2, lockName);
+            return statement.executeUpdate() == 1;
+        }
+    }
+
+    /** Whether the row was inserted; false if a racing insert won and the savepoint was rolled back. */
+    private boolean insert(Connection connection, String lockName, long token) throws SQLException {
+        Savepoint savepoint = connection.setSavepoint();
+        try (PreparedStatement statement = connection.prepareStatement(insertSql)) {
+            statement.setString(1, lockName);
+            statement.setLong(2, token);
+            statement.executeUpdate();
+        } catch (SQLException e) {
+            try {
+                connection.rollback(savepoint);
+            } catch (SQLException rollbackFailure) {
+                // a deadlock can roll the whole transaction back, savepoint included
+                e.addSuppressed(rollbackFailure);
+                throw e;
+            }
+            if (isUniqueViolation(e)) {
+                return false;
+            }
+            throw e;
+        }
+        connection.releaseSavepoint(savepoint);
+        return true;
+    }
+
+    /** The table has one constraint, its primary key, so any integrity violation is a duplicate. */
+    private static boolean isUniqueViolation(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && state.startsWith("23");
+    }
+
+    private static Row read(Connection connection, String sql, String lockName) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setString(1, lockName);
+            try (ResultSet rows = statement.executeQuery()) {
+                Row found = null;
+                while (rows.next()) {
+                    Row row = new Row(rows.getString(1), rows.getLong(2));
+                    if (found == null || row.name.equals(lockName)) {
+                        found = row;
+                    }
+                }
+                return found;
+            }
+        }
+    }
+
+    private LockException sharedRow(String stored, String requested) {
+        return new LockException("Lock names '" + requested + "' and '" + stored + "' would share one fence row in "
+                + table + ": its lock_name column compares them as equal (a case-insensitive or "
+                + "space-padding collation). The fence needs names compared exactly; on MariaDB run ALTER TABLE "
+                + table + " MODIFY lock_name VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL"
+                + " (MySQL 8: COLLATE utf8mb4_0900_bin); see docs/fencing.md");
+    }
+
+    private SQLException missingTable(SQLException e) {
+        String state = e.getSQLState();
+        if (state == null || !(state.equals("42S02") || state.equals("42P01") || state.equals("42102"))) {
+            return e;
+        }
+        return new SQLSyntaxErrorException(
+                "The fence table " + table + " is missing: add classpath:db/fencedlock/migration to Flyway's "
+                        + "locations, or run its V1__fencedlock_fence.sql by hand (" + e.getMessage() + ")",
+                state,
+                e.getErrorCode(),
+                e);
+    }
+
+    private record Row(String name, long token) {}
+}

@@ -1,0 +1,164 @@
+package dev.fencedlock.jdbc;
+
+import dev.fencedlock.Lease;
+import dev.fencedlock.LeaseLostException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/**
+ * Runs a JDBC transaction under a lease, fenced by the lock's row in {@value
+ * FenceGuard#DEFAULT_TABLE}:
+ *
+ * <ol>
+ *   <li>autocommit off;
+ *   <li>{@link FenceGuard#enter} as the transaction's first statement: a lease whose token is lower
+ *       than one already registered for the lock is refused here, and from here on the
+ *       transactions of the lock run one at a time;
+ *   <li>the work;
+ *   <li>{@link Lease#isValid()} checked right before the commit: a lease that is no longer valid
+ *       rolls back with {@link LeaseLostException};
+ *   <li>commit.
+ * </ol>
+ *
+ * <p>Any failure rolls the transaction back and propagates unchanged, with a failure of the
+ * rollback added to it as suppressed. A concurrency failure (serialization failure, deadlock, lock
+ * timeout) that hides a refusal (the committed row now holds a newer token) is reported as the
+ * {@link StaleTokenException} it hides, with the failure as its cause. Autocommit is set back to
+ * what it was, whatever happened. Nothing else of the connection is changed: the transaction runs at
+ * the connection's isolation level (set it before the call; the fence gives its guarantee at every
+ * level), and the work must not change it, commit, roll back or switch autocommit on.
+ *
+ * <p>Nothing here retries: a refused transaction must not run again under the same lease, and a
+ * concurrency failure that does not hide a refusal is left to the caller's retry policy.
+ *
+ * <p>Stateless and thread-safe; one connection must be used by one call at a time.
+ */
+public final class JdbcFencing {
+    private JdbcFencing() {}
+
+    /**
+     * Runs {@code work} in a fenced transaction on a connection of {@code dataSource}, which is
+     * closed (returned to its pool) afterwards. A connection handed out with autocommit off is
+     * taken to be fresh (nothing run on it yet); its autocommit is left off afterwards.
+     *
+     * @return what {@code work} returned, after the commit
+     * @throws StaleTokenException if a later holder of the lock has entered; rolled back
+     * @throws LeaseLostException if the lease was not valid before the guard or before the commit;
+     *     rolled back
+     * @throws IllegalArgumentException if an argument is null; nothing was run
+     * @throws SQLException what the database or {@code work} threw, after the rollback
+     */
+    public static <T> T inTransaction(DataSource dataSource, Lease lease, SqlWork<T> work) throws SQLException {
+        if (dataSource == null) {
+            throw new IllegalArgumentException("dataSource must not be null");
+        }
+        requireArguments(lease, work);
+        try (Connection connection = dataSource.getConnection()) {
+            return run(connection, lease, work);
+        }
+    }
+
+    /**
+     * Runs {@code work} in a fenced transaction on {@code connection}, which stays open.
+     *
+     * <p>The connection must have autocommit on: with autocommit off it may already be inside a
+     * transaction whose earlier statements the fence would not order, and committing would commit
+     * them too. A caller that owns the transaction calls {@link FenceGuard#enter} as its first
+     * statement instead.
+     *
+     * @return what {@code work} returned, after the commit
+     * @throws StaleTokenException if a later holder of the lock has entered; rolled back
+     * @throws LeaseLostException if the lease was not valid before the guard or before the commit;
+     *     rolled back
+     * @throws IllegalArgumentException if an argument is null, or the connection is closed or has
+     *     autocommit off; nothing was run
+     * @throws SQLException what the database or {@code work} threw, after the rollback
+     */
+    public static <T> T inTransaction(Connection connection, Lease lease, SqlWork<T> work) throws SQLException {
+        if (connection == null) {
+            throw new IllegalArgumentException("connection must not be null");
+        }
+        requireArguments(lease, work);
+        if (connection.isClosed()) {
+            throw new IllegalArgumentException("connection must be open, got a closed one: " + connection);
+        }
+        if (!connection.getAutoCommit()) {
+            throw new IllegalArgumentException("connection must have autocommit on: with autocommit off it may be "
+                    + "inside a transaction the fence would not order; own the transaction and call "
+                    + "FenceGuard.enter as its first statement instead");
+        }
+        return run(connection, lease, work);
+    }
+
+    private static void requireArguments(Lease lease, SqlWork<?> work) {
+        if (lease == null) {
+            throw new IllegalArgumentException("lease must not be null");
+        }
+        if (work == null) {
+            throw new IllegalArgumentException("work must not be null");
+        }
+    }
+
+    private static <T> T run(Connection connection, Lease lease, SqlWork<T> work) throws SQLException {
+        requireValid(lease, "before the transaction began; nothing was run");
+        FenceGuard guard = FenceGuard.standard();
+        boolean autoCommit = connection.getAutoCommit();
+        Throwable failure = null;
+        try {
+            if (autoCommit) {
+                connection.setAutoCommit(false);
+            }
+            guard.enter(connection, lease.lockName(), lease.token());
+            T result = work.run(connection);
+            if (connection.getAutoCommit()) {
+                throw new IllegalStateException("the work switched autocommit on, which ended the fenced "
+                        + "transaction of lock '" + lease.lockName() + "' early; it must leave the transaction open");
+            }
+            requireValid(lease, "before the commit; the transaction was rolled back");
+            connection.commit();
+            return result;
+        } catch (Throwable t) {
+            failure = t;
+            rollback(connection, t);
+            if (t instanceof SQLException e) {
+                StaleTokenException refusal = guard.explain(connection, e, lease.lockName(), lease.token())
+                        .orElse(null);
+                if (refusal != null) {
+                    failure = refusal;
+                    throw refusal;
+                }
+            }
+            throw t;
+        } finally {
+            restore(connection, autoCommit, failure);
+        }
+    }
+
+    private static void requireValid(Lease lease, String when) {
+        if (!lease.isValid()) {
+            throw new LeaseLostException(lease.lockName(), lease.token(), "the lease was no longer valid " + when);
+        }
+    }
+
+    private static void rollback(Connection connection, Throwable failure) {
+        try {
+            connection.rollback();
+        } catch (SQLException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    private static void restore(Connection connection, boolean autoCommit, Throwable failure) throws SQLException {
+        try {
+            if (connection.getAutoCommit() != autoCommit) {
+                connection.setAutoCommit(autoCommit);
+            }
+        } catch (SQLException | RuntimeException e) {
+            if (failure == null) {
+                throw e;
+            }
+            failure.addSuppressed(e);
+        }
+    }
+}

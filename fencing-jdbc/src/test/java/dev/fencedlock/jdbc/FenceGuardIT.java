@@ -1,0 +1,269 @@
+package dev.fencedlock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.fencedlock.LockException;
+import dev.fencedlock.jdbc.internal.ConcurrencyFailures;
+import dev.fencedlock.testkit.db.TestDatabase;
+import dev.fencedlock.testkit.db.TestDatabase.Kind;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLSyntaxErrorException;
+import java.sql.Statement;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** {@link FenceGuard} on each database: exact names, the missing table, and the refusals that hide behind concurrency failures. */
+class FenceGuardIT {
+    private static final AtomicLong IDS = new AtomicLong();
+    private static final FenceDatabases databases = new FenceDatabases("fjgd");
+    private static final FenceGuard GUARD = FenceGuard.standard();
+
+    @AfterAll
+    static void close() {
+        databases.close();
+    }
+
+    /**
+     * Names that differ only in case or a trailing space get rows of their own, or, where the
+     * column's collation would put them in one row (MariaDB's default), the second is refused with
+     * how to fix the column: never does one name's token move or refuse the other's transactions.
+     */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void namesThatACollationWouldFoldNeverShareARow(Kind kind) throws Exception {
+        TestDatabase db = databases.get(kind);
+        String name = "Stock-" + IDS.incrementAndGet();
+        enterAndCommit(db, name, 10);
+        String trailing = "x-" + IDS.incrementAndGet();
+        enterAndCommit(db, trailing, 10);
+
+        for (String[] pair : new String[][] {{name, name.toLowerCase()}, {trailing, trailing + " "}}) {
+            for (long token : new long[] {5, 20}) {
+                Throwable thrown = catchThrowable(() -> enterAndCommit(db, pair[1], token));
+                if (kind == Kind.MARIADB) {
+                    assertThat(thrown)
+                            .as("%s after %s on MariaDB's default collation", pair[1], pair[0])
+                            .isInstanceOf(LockException.class)
+                            .isNotInstanceOf(StaleTokenException.class)
+                            .hasMessageContaining("'" + pair[0] + "'")
+                            .hasMessageContaining("'" + pair[1] + "'")
+                            .hasMessageContaining("utf8mb4_nopad_bin");
+                } else {
+                    assertThat(thrown).as("%s with token %s", pair[1], token).isNull();
+                }
+            }
+            assertThat(JdbcFencingIT.fenceToken(db, pair[0]))
+                    .as("%s untouched", pair[0])
+                    .isEqualTo(10);
+        }
+    }
+
+    /** With the documented DDL, MariaDB keeps every name apart. */
+    @Test
+    void theRecommendedMariaDbCollationKeepsNamesApart() throws Exception {
+        try (TestDatabase db = TestDatabase.create(Kind.MARIADB, "fjco", 4).migrate(FenceDatabases.MIGRATION)) {
+            db.execute("ALTER TABLE fencedlock_fence MODIFY lock_name VARCHAR(256) CHARACTER SET utf8mb4 "
+                    + "COLLATE utf8mb4_nopad_bin NOT NULL");
+            enterAndCommit(db, "Stock", 10);
+            enterAndCommit(db, "stock", 5);
+            enterAndCommit(db, "x", 10);
+            enterAndCommit(db, "x ", 5);
+
+            assertThat(JdbcFencingIT.fenceToken(db, "Stock")).isEqualTo(10);
+            assertThat(db.queryLong("select count(*) from fencedlock_fence")).isEqualTo(4);
+            assertThatThrownBy(() -> enterAndCommit(db, "stock", 4)).isInstanceOf(StaleTokenException.class);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aMissingTableSaysHowToCreateIt(Kind kind) throws Exception {
+        TestDatabase db = databases.get(kind);
+        try (Connection connection = db.connection()) {
+            connection.setAutoCommit(false);
+            assertThatThrownBy(() -> FenceGuard.inTable("no_such_fence").enter(connection, "lock", 1))
+                    .isInstanceOf(SQLSyntaxErrorException.class)
+                    .hasMessageContaining("no_such_fence")
+                    .hasMessageContaining("classpath:db/fencedlock/migration");
+            connection.rollback();
+        }
+    }
+
+    /**
+     * A newer holder has committed and another transaction of it holds the row; the older holder
+     * waits for the row lock until the database gives up. The timeout hides a refusal, and is
+     * reported as one; a timeout that hides none is passed on unchanged.
+     */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aLockTimeoutThatHidesARefusalIsReportedAsTheRefusal(Kind kind) throws Exception {
+        TestDatabase db = databases.get(kind);
+        String name = "timeout-" + IDS.incrementAndGet();
+        enterAndCommit(db, name, 5);
+        try (Connection holder = db.connection();
+                Connection waiter = db.connection()) {
+            holder.setAutoCommit(false);
+            GUARD.enter(holder, name, 5);
+            shortLockTimeout(kind, waiter);
+            try {
+                Throwable unexplained = catchThrowable(() -> JdbcFencing.inTransaction(waiter, lease(name, 5), c -> 1));
+                assertThat(unexplained)
+                        .as("nothing newer is committed: the timeout itself")
+                        .isInstanceOf(SQLException.class)
+                        .matches(ConcurrencyFailures::isConcurrencyFailure);
+
+                holder.commit();
+                GUARD.enter(holder, name, 7);
+                holder.commit();
+                GUARD.enter(holder, name, 7);
+
+                Throwable refusal = catchThrowable(() -> JdbcFencing.inTransaction(waiter, lease(name, 6), c -> 1));
+                assertThat(refusal).isInstanceOf(StaleTokenException.class);
+                assertThat(((StaleTokenException) refusal).newerToken()).isEqualTo(7);
+                assertThat(((StaleTokenException) refusal).staleToken()).isEqualTo(6);
+                assertThat(refusal.getCause())
+                        .as("the refusal came from behind the lock timeout")
+                        .isNotNull()
+                        .matches(ConcurrencyFailures::isConcurrencyFailure);
+                assertThat(waiter.getAutoCommit()).isTrue();
+            } finally {
+                holder.rollback();
+                resetLockTimeout(kind, waiter);
+            }
+        }
+    }
+
+    /**
+     * PostgreSQL under REPEATABLE READ: the older holder's guard waits for the newer one's commit
+     * and then fails to serialize; that failure hides the refusal.
+     */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aSerializationFailureThatHidesARefusalIsReportedAsTheRefusal(Kind kind) throws Exception {
+        TestDatabase db = databases.get(kind);
+        String name = "serialize-" + IDS.incrementAndGet();
+        enterAndCommit(db, name, 5);
+        LockWaits waits = new LockWaits(db);
+        try (Connection newer = db.connection();
+                Connection older = db.connection()) {
+            newer.setAutoCommit(false);
+            GUARD.enter(newer, name, 7);
+            older.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            long session = waits.sessionId(older);
+            CompletableFuture<Object> attempt = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return JdbcFencing.inTransaction(older, lease(name, 6), c -> 1);
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            while (!waits.isWaiting(session) && !attempt.isDone()) {
+                Thread.sleep(waits.pollMillis());
+            }
+            newer.commit();
+            Throwable refusal = catchThrowable(() -> attempt.get(60, TimeUnit.SECONDS));
+
+            assertThat(refusal).hasCauseInstanceOf(StaleTokenException.class);
+            StaleTokenException stale = (StaleTokenException) refusal.getCause();
+            assertThat(stale.newerToken()).isEqualTo(7);
+            if (kind == Kind.POSTGRESQL) {
+                assertThat(stale.getCause())
+                        .as("PostgreSQL reports a serialization failure first")
+                        .isNotNull()
+                        .matches(ConcurrencyFailures::isConcurrencyFailure);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void explainFindsOnlyRefusals(Kind kind) throws Exception {
+        TestDatabase db = databases.get(kind);
+        String name = "explain-" + IDS.incrementAndGet();
+        enterAndCommit(db, name, 7);
+        SQLException serialization = new SQLException("could not serialize", "40001");
+        try (Connection connection = db.connection()) {
+            assertThat(GUARD.explain(connection, serialization, name, 6)).hasValueSatisfying(stale -> {
+                assertThat(stale.newerToken()).isEqualTo(7);
+                assertThat(stale.getCause()).isSameAs(serialization);
+            });
+            assertThat(GUARD.explain(connection, serialization, name, 7)).isEmpty();
+            assertThat(GUARD.explain(connection, serialization, "unknown-" + name, 6))
+                    .isEmpty();
+            assertThat(GUARD.explain(connection, new SQLException("syntax", "42000"), name, 6))
+                    .isEmpty();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void enterRefusesBadInputBeforeRunningAnything(Kind kind) throws Exception {
+        TestDatabase db = databases.get(kind);
+        try (Connection connection = db.connection()) {
+            assertThatThrownBy(() -> GUARD.enter(connection, "lock", 1))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("autocommit off");
+            connection.setAutoCommit(false);
+            assertThatThrownBy(() -> GUARD.enter(connection, " ", 1))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("lock name");
+            assertThatThrownBy(() -> GUARD.enter(connection, "lock", -1))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("-1");
+            assertThatThrownBy(() -> GUARD.enter(null, "lock", 1))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("connection");
+            connection.rollback();
+            connection.setAutoCommit(true);
+        }
+        assertThat(db.queryLong("select count(*) from fencedlock_fence where lock_name = 'lock'"))
+                .isZero();
+    }
+
+    private static void enterAndCommit(TestDatabase db, String name, long token) throws SQLException {
+        try (Connection connection = db.connection()) {
+            connection.setAutoCommit(false);
+            try {
+                GUARD.enter(connection, name, token);
+                connection.commit();
+            } finally {
+                connection.rollback();
+                connection.setAutoCommit(true);
+            }
+        }
+    }
+
+    private static FixedLease lease(String name, long token) {
+        return new FixedLease(name, token);
+    }
+
+    private static void shortLockTimeout(Kind kind, Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(
+                    switch (kind) {
+                        case H2 -> "SET LOCK_TIMEOUT 300";
+                        case POSTGRESQL -> "SET lock_timeout = '300ms'";
+                        case MARIADB -> "SET SESSION innodb_lock_wait_timeout = 1";
+                    });
+        }
+    }
+
+    private static void resetLockTimeout(Kind kind, Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(
+                    switch (kind) {
+                        case H2 -> "SET LOCK_TIMEOUT " + TestDatabase.H2_LOCK_TIMEOUT_MILLIS;
+                        case POSTGRESQL -> "RESET lock_timeout";
+                        case MARIADB -> "SET SESSION innodb_lock_wait_timeout = DEFAULT";
+                    });
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package dev.fencedlock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class FenceGuardTest {
+
+    @Test
+    void acceptsPlainAndSchemaQualifiedTableNames() {
+        assertThat(FenceGuard.inTable("fence_2").table()).isEqualTo("fence_2");
+        assertThat(FenceGuard.inTable("app.fencedlock_fence").table()).isEqualTo("app.fencedlock_fence");
+        assertThat(FenceGuard.inTable(FenceGuard.DEFAULT_TABLE)).isSameAs(FenceGuard.standard());
+    }
+
+    @Test
+    void refusesTableNamesThatAreNotPlainIdentifiers() {
+        for (String bad :
+                new String[] {"", " ", "1fence", "fence; drop table x", "a.b.c", "fence name", "\"quoted\""}) {
+            assertThatThrownBy(() -> FenceGuard.inTable(bad))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("table")
+                    .hasMessageContaining("'" + bad + "'");
+        }
+        assertThatThrownBy(() -> FenceGuard.inTable(null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("null");
+    }
+
+    @Test
+    void aRefusalNamesTheLockAndBothTokens() {
+        StaleTokenException refusal = new StaleTokenException("inventory:sku-42", 33, 34);
+        assertThat(refusal.getMessage()).contains("'inventory:sku-42'", "33", "34");
+        assertThat(refusal).isInstanceOf(dev.fencedlock.LockException.class);
+    }
+}

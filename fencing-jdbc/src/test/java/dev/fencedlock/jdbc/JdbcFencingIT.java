@@ -1,0 +1,316 @@
+package dev.fencedlock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencedlock.Lease;
+import dev.fencedlock.LeaseLostException;
+import dev.fencedlock.LockClient;
+import dev.fencedlock.LockConfig;
+import dev.fencedlock.testkit.db.TestDatabase;
+import dev.fencedlock.testkit.db.TestDatabase.Kind;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * {@link JdbcFencing#inTransaction} on each database: what is committed, what is refused and rolled
+ * back, and the connection left as it was in every case.
+ */
+class JdbcFencingIT {
+    private static final AtomicLong IDS = new AtomicLong();
+    private static final FenceDatabases databases = new FenceDatabases("fjtx");
+    private static LockClient locks;
+
+    @BeforeAll
+    static void client() {
+        locks = LockClient.create(LockConfig.builder().backend("local").build());
+    }
+
+    @AfterAll
+    static void close() {
+        try {
+            databases.close();
+        } finally {
+            locks.close();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void commitsTheWorkAndRegistersTheToken(Kind kind) throws Exception {
+        TestDatabase db = databases.get(kind);
+        long id = IDS.incrementAndGet();
+        try (Lease lease = acquire("commit-" + id)) {
+            long result = JdbcFencing.inTransaction(db.dataSource(), lease, c -> insertCounter(c, id, 7));
+
+            assertThat(result).isEqualTo(1);
+            assertThat(counter(db, id)).isEqualTo(7);
+            assertThat(fenceToken(db, lease.lockName())).isEqualTo(lease.token());
+            assertThat(activeConnections(db)).isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void refusesALowerTokenNamingLockAndBothTokensAndKeepsNothing(Kind kind) throws Exception {
+        TestDatabase db = databases.get(kind);
+        long id = IDS.incrementAndGet();
+        String name = "refuse-" + id;
+        Lease grant = acquire(name);
+        grant.close();
+        // the older holder still believes its lease valid (it paused past it); the local backend
+        // cannot keep two grants valid at once, so its belief is played by a fixed lease
+        Lease older = new FixedLease(name, grant.token());
+        try (Lease newer = acquire(name);
+                Connection connection = db.connection()) {
+            JdbcFencing.inTransaction(db.dataSource(), newer, c -> insertCounter(c, id, 1));
+
+            AtomicBoolean ran = new AtomicBoolean();
+            Throwable refusal = catchThrowable(() -> JdbcFencing.inTransaction(connection, older, c -> {
+                ran.set(true);
+                return setCounter(c, id, 99);
+            }));
+
+            assertThat(refusal).isInstanceOf(StaleTokenException.class);
+            StaleTokenException stale = (StaleTokenException) refusal;
+            assertThat(stale.lockName()).isEqualTo(name);
+            assertThat(stale.staleToken()).isEqualTo(older.token());
+            assertThat(stale.newerToken()).isEqualTo(newer.token());
+            assertThat(stale.getMessage()).contains(name, Long.toString(older.token()), Long.toString(newer.token()));
+            assertThat(ran).as("the work never runs after a refusal").isFalse();
+            assertThat(counter(db, id)).isEqualTo(1);
+            assertThat(fenceToken(db, name)).isEqualTo(newer.token());
+            assertRestored(connection);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void acceptsTransactionsOfTheSameLeaseOneAfterTheOther(Kind kind) throws Exception {
+        TestDatabase db = databases.get(kind);
+        long id = IDS.incrementAndGet();
+        try (Lease lease = acquire("again-" + id);
+                Connection connection = db.connection()) {
+            JdbcFencing.inTransaction(connection, lease, c -> insertCounter(c, id, 1));
+            JdbcFencing.inTransaction(connection, lease, c -> setCounter(c, id, 2));
+            JdbcFencing.inTransaction(db.dataSource(), lease, c -> setCounter(c, id, 3));
+
+            assertThat(counter(db, id)).isEqualTo(3);
+            assertThat(fenceToken(db, lease.lockName())).isEqualTo(lease.token());
+            assertRestored(connection);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aLeaseLostBeforeTheCommitKeepsNothing(Kind kind) throws Exception {
+        TestDatabase db = databases.get(kind);
+        long id = IDS.incrementAndGet();
+        Lease lease = acquire("lost-" + id);
+        try (Connection connection = db.connection()) {
+            Throwable thrown = catchThrowable(() -> JdbcFencing.inTransaction(connection, lease, c -> {
+                insertCounter(c, id, 5);
+                lease.close(); // the lease ends while the transaction is still open
+                return null;
+            }));
+
+            assertThat(thrown)
+                    .isInstanceOf(LeaseLostException.class)
+                    .hasMessageContaining(lease.lockName())
+                    .hasMessageContaining("before the commit");
+            assertThat(counterRow(db, id)).as("nothing kept").isNull();
+            assertThat(fenceToken(db, lease.lockName()))
+                    .as("the guard rolled back too")
+                    .isNull();
+            assertRestored(connection);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aLeaseNoLongerValidRunsNothing(Kind kind) throws Exception {
+        TestDatabase db = databases.get(kind);
+        Lease lease = acquire("invalid-" + IDS.incrementAndGet());
+        lease.close();
+        AtomicBoolean ran = new AtomicBoolean();
+        try (Connection connection = db.connection()) {
+            assertThatThrownBy(() -> JdbcFencing.inTransaction(connection, lease, c -> ran.getAndSet(true)))
+                    .isInstanceOf(LeaseLostException.class)
+                    .hasMessageContaining("nothing was run");
+            assertThat(ran).isFalse();
+            assertThat(fenceToken(db, lease.lockName())).isNull();
+            assertRestored(connection);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aFailingWorkRollsBackAndPropagatesUnchanged(Kind kind) throws Exception {
+        TestDatabase db = databases.get(kind);
+        long id = IDS.incrementAndGet();
+        try (Lease lease = acquire("fail-" + id);
+                Connection connection = db.connection()) {
+            SQLException sqlFailure = new SQLException("the work's own failure", "22000");
+            Throwable thrown = catchThrowable(() -> JdbcFencing.inTransaction(connection, lease, c -> {
+                insertCounter(c, id, 5);
+                throw sqlFailure;
+            }));
+            assertThat(thrown).isSameAs(sqlFailure);
+            assertRestored(connection);
+
+            IllegalStateException unchecked = new IllegalStateException("unchecked");
+            thrown = catchThrowable(() -> JdbcFencing.inTransaction(connection, lease, c -> {
+                insertCounter(c, id, 5);
+                throw unchecked;
+            }));
+            assertThat(thrown).isSameAs(unchecked);
+            assertRestored(connection);
+
+            thrown = catchThrowable(() -> JdbcFencing.inTransaction(
+                    connection,
+                    lease,
+                    c -> c.prepareStatement("select no_such_column from counter")
+                            .executeQuery()));
+            assertThat(thrown).isInstanceOf(SQLException.class).isNotInstanceOf(StaleTokenException.class);
+            assertRestored(connection);
+
+            assertThat(counterRow(db, id)).as("nothing kept").isNull();
+            assertThat(fenceToken(db, lease.lockName())).isNull();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aRollbackThatFailsIsSuppressedIntoTheOriginalFailure(Kind kind) throws Exception {
+        TestDatabase db = databases.get(kind);
+        long id = IDS.incrementAndGet();
+        try (Lease lease = acquire("broken-" + id)) {
+            IllegalStateException original = new IllegalStateException("original");
+            Throwable thrown = catchThrowable(() -> JdbcFencing.inTransaction(db.dataSource(), lease, c -> {
+                insertCounter(c, id, 5);
+                c.close(); // the rollback and the restore then fail
+                throw original;
+            }));
+
+            assertThat(thrown).isSameAs(original);
+            assertThat(original.getSuppressed()).isNotEmpty().allMatch(SQLException.class::isInstance);
+            assertThat(counterRow(db, id)).isNull();
+            assertThat(activeConnections(db)).isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void leavesAnIsolationLevelItWasGivenAsItWas(Kind kind) throws Exception {
+        TestDatabase db = databases.get(kind);
+        long id = IDS.incrementAndGet();
+        try (Lease lease = acquire("isolation-" + id);
+                Connection connection = db.connection()) {
+            connection.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+            JdbcFencing.inTransaction(connection, lease, c -> {
+                assertThat(c.getTransactionIsolation()).isEqualTo(Connection.TRANSACTION_SERIALIZABLE);
+                return insertCounter(c, id, 1);
+            });
+            assertThat(connection.getTransactionIsolation()).isEqualTo(Connection.TRANSACTION_SERIALIZABLE);
+            assertRestored(connection);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void badInputFailsClearlyAndRunsNothing(Kind kind) throws Exception {
+        TestDatabase db = databases.get(kind);
+        AtomicBoolean ran = new AtomicBoolean();
+        SqlWork<Boolean> work = c -> ran.getAndSet(true);
+        try (Lease lease = acquire("bad-" + IDS.incrementAndGet());
+                Connection connection = db.connection()) {
+            assertThatThrownBy(() -> JdbcFencing.inTransaction((Connection) null, lease, work))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("connection");
+            assertThatThrownBy(() -> JdbcFencing.inTransaction((javax.sql.DataSource) null, lease, work))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("dataSource");
+            assertThatThrownBy(() -> JdbcFencing.inTransaction(connection, null, work))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("lease");
+            assertThatThrownBy(() -> JdbcFencing.inTransaction(db.dataSource(), lease, null))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("work");
+
+            connection.setAutoCommit(false);
+            assertThatThrownBy(() -> JdbcFencing.inTransaction(connection, lease, work))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("autocommit");
+            assertThat(connection.getAutoCommit()).as("left as it was").isFalse();
+            connection.rollback();
+            connection.setAutoCommit(true);
+
+            Connection closed = db.connection();
+            closed.close();
+            assertThatThrownBy(() -> JdbcFencing.inTransaction(closed, lease, work))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("closed");
+
+            assertThat(ran).isFalse();
+            assertThat(fenceToken(db, lease.lockName())).isNull();
+        }
+    }
+
+    private static Lease acquire(String name) throws InterruptedException {
+        return locks.lock(name).acquire(Duration.ofSeconds(10), Duration.ofMinutes(5));
+    }
+
+    static int insertCounter(Connection connection, long id, long value) throws SQLException {
+        try (PreparedStatement statement =
+                connection.prepareStatement("insert into counter (id, counter_value, last_writer) values (?, ?, 0)")) {
+            statement.setLong(1, id);
+            statement.setLong(2, value);
+            return statement.executeUpdate();
+        }
+    }
+
+    static int setCounter(Connection connection, long id, long value) throws SQLException {
+        try (PreparedStatement statement =
+                connection.prepareStatement("update counter set counter_value = ? where id = ?")) {
+            statement.setLong(1, value);
+            statement.setLong(2, id);
+            return statement.executeUpdate();
+        }
+    }
+
+    static long counter(TestDatabase db, long id) {
+        Long value = counterRow(db, id);
+        assertThat(value).as("counter row %s", id).isNotNull();
+        return value;
+    }
+
+    static Long counterRow(TestDatabase db, long id) {
+        return db.queryLong("select counter_value from counter where id = ?", id);
+    }
+
+    static Long fenceToken(TestDatabase db, String lockName) {
+        return db.queryLong("select token from fencedlock_fence where lock_name = ?", lockName);
+    }
+
+    private static int activeConnections(TestDatabase db) throws SQLException {
+        return db.dataSource()
+                .unwrap(HikariDataSource.class)
+                .getHikariPoolMXBean()
+                .getActiveConnections();
+    }
+
+    private static void assertRestored(Connection connection) throws SQLException {
+        assertThat(connection.getAutoCommit()).as("autocommit restored").isTrue();
+        assertThat(connection.isClosed()).isFalse();
+    }
+}

@@ -1,0 +1,58 @@
+package dev.fencedlock.jdbc;
+
+import dev.fencedlock.testkit.db.TestDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * Asks the database whether a session is waiting for a row lock, so that a test can tell a blocked
+ * statement from a slow one without timing it.
+ */
+final class LockWaits {
+    private final TestDatabase db;
+
+    LockWaits(TestDatabase db) {
+        this.db = db;
+    }
+
+    /** The database's id of the session on {@code connection}, for {@link #isWaiting}. */
+    long sessionId(Connection connection) throws SQLException {
+        String sql = switch (db.kind()) {
+            case H2 -> "select session_id()";
+            case POSTGRESQL -> "select pg_backend_pid()";
+            case MARIADB -> "select connection_id()";
+        };
+        try (PreparedStatement statement = connection.prepareStatement(sql);
+                ResultSet rows = statement.executeQuery()) {
+            rows.next();
+            return rows.getLong(1);
+        }
+    }
+
+    /**
+     * How long to wait between two {@link #isWaiting} calls. MariaDB refreshes its {@code
+     * innodb_trx} table only when no one has read it for 100 ms: polled more often, it never
+     * changes.
+     */
+    long pollMillis() {
+        return db.kind() == TestDatabase.Kind.MARIADB ? 150 : 10;
+    }
+
+    /** Whether the session is waiting for a lock held by another transaction right now. */
+    boolean isWaiting(long sessionId) {
+        String sql = switch (db.kind()) {
+            // H2 names no blocker while an insert waits for a racing insert of the same key to end;
+            // its statement then runs far longer than any statement of these tests otherwise does
+            case H2 ->
+                "select count(*) from information_schema.sessions where session_id = ? and (blocker_id is not null"
+                        + " or executing_statement_start < current_timestamp - interval '0.2' second)";
+            case POSTGRESQL -> "select count(*) from pg_stat_activity where pid = ? and wait_event_type = 'Lock'";
+            case MARIADB ->
+                "select count(*) from information_schema.innodb_trx "
+                        + "where trx_mysql_thread_id = ? and trx_state = 'LOCK WAIT'";
+        };
+        return db.queryLong(sql, sessionId) > 0;
+    }
+}

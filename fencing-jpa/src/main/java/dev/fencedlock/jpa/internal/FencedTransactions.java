@@ -1,0 +1,91 @@
+package dev.fencedlock.jpa.internal;
+
+import dev.fencedlock.Lease;
+import dev.fencedlock.jpa.NoLeaseBoundException;
+import dev.fencedlock.jpa.StaleFencingTokenException;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * The Hibernate transactions begun on the current thread and not yet completed, innermost last,
+ * each with the lease its guard ran for (none if no lease was bound when it began). Fenced writes
+ * ask here whether they run inside a fenced transaction: the entity listener before it stamps, the
+ * statement inspector before a statement on a fenced table. Each thread has its own stack; an
+ * entry is removed by identity, also when the transaction completes on another thread.
+ */
+public final class FencedTransactions {
+    private static final ThreadLocal<Deque<Entry>> OPEN = ThreadLocal.withInitial(ArrayDeque::new);
+
+    /** One open transaction. */
+    static final class Entry {
+        private final Deque<Entry> stack;
+        private final Lease lease;
+
+        private Entry(Deque<Entry> stack, Lease lease) {
+            this.stack = stack;
+            this.lease = lease;
+        }
+
+        /** The lease the guard ran for, null if the transaction began with no lease bound. */
+        Lease lease() {
+            return lease;
+        }
+
+        /** Removes this entry from the stack of the thread that began the transaction. Idempotent. */
+        void end() {
+            synchronized (stack) {
+                stack.removeLastOccurrence(this);
+            }
+        }
+    }
+
+    private FencedTransactions() {}
+
+    /** Records a transaction begun on this thread; {@code lease} is null when it is not fenced. */
+    static Entry begin(Lease lease) {
+        Deque<Entry> stack = OPEN.get();
+        Entry entry = new Entry(stack, lease);
+        synchronized (stack) {
+            stack.addLast(entry);
+        }
+        return entry;
+    }
+
+    /**
+     * The lease a write on this thread is fenced by: the bound lease, which must be the one the
+     * innermost open transaction's guard ran for and must still be valid.
+     *
+     * @param what the write, for the messages ("insert of entity x.Item", "statement on table t")
+     * @throws NoLeaseBoundException if no lease is bound
+     * @throws IllegalStateException if no transaction is open on this thread, or its guard ran for
+     *     another lease or none (the lease was bound after the transaction began)
+     * @throws StaleFencingTokenException if the lease is no longer valid
+     */
+    public static Lease requireFenced(String what) {
+        Lease bound = LeaseBinding.current().orElseThrow(() -> new NoLeaseBoundException(what));
+        Entry innermost;
+        Deque<Entry> stack = OPEN.get();
+        synchronized (stack) {
+            innermost = stack.peekLast();
+        }
+        if (innermost == null) {
+            throw new IllegalStateException("The " + what + " runs outside a transaction begun on thread '"
+                    + Thread.currentThread().getName() + "'; fenced writes need a transaction begun while the "
+                    + "lease is bound (Fencing.bind before begin, or Fencing.inTransaction)");
+        }
+        if (innermost.lease != bound) {
+            throw new IllegalStateException("The " + what + " runs in a transaction that began "
+                    + (innermost.lease == null
+                            ? "with no lease bound"
+                            : "under the lease of lock '" + innermost.lease.lockName() + "' with token "
+                                    + innermost.lease.token())
+                    + ", but the lease of lock '" + bound.lockName() + "' with token " + bound.token()
+                    + " is bound now. The fence guard runs when the transaction begins: bind the lease "
+                    + "(Fencing.bind) before beginning the transaction, or use Fencing.inTransaction");
+        }
+        if (!bound.isValid()) {
+            throw StaleFencingTokenException.leaseNotValid(bound, "before the " + what);
+        }
+        return bound;
+    }
+}

@@ -1,0 +1,68 @@
+package dev.fencedlock.jpa.internal;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.hibernate.resource.jdbc.spi.StatementInspector;
+
+/**
+ * Refuses statements that write fenced tables outside a fenced transaction. Hibernate passes every
+ * statement it prepares through here, whatever produced it: entity and collection persisters,
+ * JPQL and Criteria bulk statements, native SQL. A statement that writes a fenced entity's table or
+ * one of its collection tables must run in a transaction whose guard ran for the lease bound now
+ * ({@link FencedTransactions#requireFenced}); an UPDATE of a fenced entity's table must also
+ * change its version column, so that copies read before it fail their version check later. Any
+ * other statement passes unchanged, after the application's own inspector if it has one.
+ *
+ * <p>Fenced tables are registered by {@link FencingIntegrator} as session factories start; one
+ * service registry may serve several factories, whose fenced tables then all count. Thread-safe.
+ */
+public final class FencedWriteInspector implements StatementInspector {
+    private static final long serialVersionUID = 1L;
+    private static final int SHOWN_SQL = 200;
+
+    private final StatementInspector application;
+    /** Normalised table name to its version column, or to "" for a collection table. */
+    private final Map<String, String> fencedTables = new ConcurrentHashMap<>();
+
+    FencedWriteInspector(StatementInspector application) {
+        this.application = application;
+    }
+
+    /** Registers an entity table and its version column, or a collection table with {@code versionColumn} null. */
+    void fence(String table, String versionColumn) {
+        fencedTables.put(WrittenTables.normalise(table), versionColumn == null ? "" : versionColumn);
+    }
+
+    Set<String> fencedTables() {
+        return Set.copyOf(fencedTables.keySet());
+    }
+
+    @Override
+    public String inspect(String sql) {
+        String inspected = application == null ? sql : application.inspect(sql);
+        if (inspected == null || fencedTables.isEmpty()) {
+            return inspected;
+        }
+        for (String table : WrittenTables.of(inspected)) {
+            String versionColumn = fencedTables.get(table);
+            if (versionColumn == null) {
+                continue;
+            }
+            FencedTransactions.requireFenced("statement on fenced table " + table + " [" + shown(inspected) + "]");
+            if (!versionColumn.isEmpty()
+                    && WrittenTables.isUpdate(inspected)
+                    && !WrittenTables.assigns(inspected, versionColumn)) {
+                throw new IllegalStateException("An UPDATE of fenced table " + table
+                        + " must change its version column "
+                        + versionColumn + " [" + shown(inspected) + "]: without it, a copy read before the update "
+                        + "could later be written over it. Use Fencing.fencedUpdate, or 'update versioned' in JPQL");
+            }
+        }
+        return inspected;
+    }
+
+    private static String shown(String sql) {
+        return sql.length() <= SHOWN_SQL ? sql : sql.substring(0, SHOWN_SQL) + "...";
+    }
+}

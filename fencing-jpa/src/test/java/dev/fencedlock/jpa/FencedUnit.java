@@ -1,0 +1,82 @@
+package dev.fencedlock.jpa;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencedlock.testkit.db.TestDatabase;
+import jakarta.persistence.EntityManagerFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.hibernate.jpa.HibernatePersistenceConfiguration;
+
+/**
+ * A private schema on one test database ({@link TestDatabase}), migrated with fencing-jdbc's fence
+ * row and this module's test tables, and entity manager factories of the test entities on it.
+ * Everything opened here is closed by {@link #close()}, the schema last.
+ */
+final class FencedUnit implements AutoCloseable {
+    static final List<Class<?>> ENTITIES =
+            List.of(Item.class, Label.class, Note.class, Shelf.class, LegacyStock.class, LogEntry.class);
+
+    final TestDatabase db;
+    final EntityManagerFactory emf;
+    private final List<AutoCloseable> opened = new ArrayList<>();
+
+    private FencedUnit(TestDatabase.Kind kind) {
+        db = TestDatabase.create(kind, "fjpa", 12).migrate("classpath:db/fencedlock/migration", "classpath:db/fencing");
+        emf = factory(db.dataSource(), Map.of());
+    }
+
+    static FencedUnit open(TestDatabase.Kind kind) {
+        return new FencedUnit(kind);
+    }
+
+    /** A factory of the test entities on {@code dataSource}, closed with this unit. */
+    EntityManagerFactory factory(DataSource dataSource, Map<String, Object> properties) {
+        HibernatePersistenceConfiguration configuration = new HibernatePersistenceConfiguration(
+                        "fencing-" + db.schema())
+                .managedClasses(ENTITIES)
+                .property("jakarta.persistence.nonJtaDataSource", dataSource)
+                // batching on, as many applications run it
+                .property("hibernate.jdbc.batch_size", 20);
+        properties.forEach(configuration::property);
+        EntityManagerFactory factory = configuration.createEntityManagerFactory();
+        opened.add(factory);
+        return factory;
+    }
+
+    /**
+     * A factory whose connections run at {@code isolation} ({@code java.sql.Connection} constant
+     * name, e.g. {@code TRANSACTION_REPEATABLE_READ}), or at the database's default if null.
+     */
+    EntityManagerFactory factoryAt(String isolation) {
+        if (isolation == null) {
+            return emf;
+        }
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(db.jdbcUrl());
+        config.setUsername(db.user());
+        config.setPassword(db.password());
+        config.setMaximumPoolSize(4);
+        config.setTransactionIsolation(isolation);
+        HikariDataSource pool = new HikariDataSource(config);
+        opened.add(pool);
+        return factory(pool, Map.of());
+    }
+
+    @Override
+    public void close() {
+        try {
+            for (int i = opened.size() - 1; i >= 0; i--) {
+                try {
+                    opened.get(i).close();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        } finally {
+            db.close();
+        }
+    }
+}

@@ -1,0 +1,11 @@
+package dev.fencedlock.jpa;
+
+import dev.fencedlock.testkit.db.TestDatabase;
+
+/** The Hibernate canary on PostgreSql. */
+class PostgreSqlHibernateHooksCanaryIT extends AbstractHibernateHooksCanaryIT {
+    @Override
+    protected TestDatabase.Kind kind() {
+        return TestDatabase.Kind.POSTGRESQL;
+    }
+}

@@ -1,0 +1,44 @@
+package dev.fencedlock.jdbcprovider.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencedlock.jdbcprovider.JdbcLockSettings;
+import dev.fencedlock.testkit.await.Await;
+import dev.fencedlock.testkit.db.TestDatabase;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** On PostgreSQL, a {@code NOTIFY} from any connection wakes the waiters of the key it names. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ReleaseListenerIT {
+
+    @Test
+    void aNotifyFromAnotherConnectionWakesTheWaitersOfItsKeyAndNoOthers() throws Exception {
+        try (TestDatabase database = TestDatabase.create(TestDatabase.Kind.POSTGRESQL, "jdbclock", 4)
+                .migrate(JdbcLockSettings.MIGRATION_LOCATION)) {
+            LockTable table = new LockTable(database.dataSource(), "fencedlock_lock", Duration.ofSeconds(5));
+            table.dialect();
+            ReleaseSignals signals = new ReleaseSignals();
+            String key = LockKeys.rowKey("listened");
+            try (ReleaseListener listener = ReleaseListener.start(table, signals);
+                    ReleaseSignals.Ticket ticket = signals.ticket(table.signalKey(key));
+                    ReleaseSignals.Ticket other = signals.ticket(table.signalKey(LockKeys.rowKey("other")))) {
+                Await.until("listening", Duration.ofSeconds(30), listener::listening);
+                // the listener wakes everyone once it starts listening; consume that wake-up
+                ticket.await(0);
+                other.await(0);
+
+                database.queryLong("SELECT 1 FROM (SELECT pg_notify('fencedlock_lock', ?)) AS n", key);
+
+                assertThat(ticket.await(TimeUnit.SECONDS.toNanos(30)))
+                        .as("woken by the notification")
+                        .isTrue();
+                assertThat(other.await(TimeUnit.MILLISECONDS.toNanos(200)))
+                        .as("another key's waiter")
+                        .isFalse();
+            }
+        }
+    }
+}

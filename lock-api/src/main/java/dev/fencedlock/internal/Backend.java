@@ -1,0 +1,23 @@
+package dev.fencedlock.internal;
+
+import dev.fencedlock.BackendStatus;
+import dev.fencedlock.spi.LeaseRuntime;
+import dev.fencedlock.spi.LockProvider;
+
+/** One connected backend of a client: its name, its lease runtime and its provider. */
+record Backend(String name, LeaseRuntime runtime, LockProvider provider) {
+
+    /** What the provider reports, under this backend's name. */
+    BackendStatus status() {
+        return provider.status(name);
+    }
+
+    /** Releases the backend's leases, stops its runtime, then closes the provider. */
+    void close() {
+        try {
+            runtime.close();
+        } finally {
+            provider.close();
+        }
+    }
+}

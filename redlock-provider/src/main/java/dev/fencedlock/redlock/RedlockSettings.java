@@ -1,0 +1,193 @@
+package dev.fencedlock.redlock;
+
+import dev.fencedlock.internal.config.Masking;
+import dev.fencedlock.spi.BackendSettings;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The configuration keys of the {@code redlock} backend, and their values read from a {@link
+ * dev.fencedlock.LockConfig}. Set them like any key, e.g. {@code
+ * LockConfig.builder().backend("redlock").set(RedlockSettings.NODES, List.of("redis://a:6379",
+ * ...))}, or as {@code FENCEDLOCK_REDLOCK_NODES} in the environment.
+ *
+ * <table>
+ *   <caption>Keys</caption>
+ *   <tr><th>key</th><th>meaning</th><th>default</th></tr>
+ *   <tr><td>{@code fencedlock.redlock.nodes}</td><td>comma-separated {@code redis://} / {@code rediss://} URIs</td><td>required</td></tr>
+ *   <tr><td>{@code fencedlock.redlock.node-timeout}</td><td>per-node connect and response timeout</td><td>50ms</td></tr>
+ *   <tr><td>{@code fencedlock.redlock.drift-factor}</td><td>clock drift allowance as a fraction of the lease, in [0, 0.5); 2 ms are added</td><td>0.01</td></tr>
+ *   <tr><td>{@code fencedlock.redlock.retry-delay}</td><td>mean randomised delay between attempts</td><td>200ms</td></tr>
+ *   <tr><td>{@code fencedlock.redlock.restart-quarantine}</td><td>how long a restarted node is kept out of the quorum; set it to the longest lease any client uses (longer leases are then rejected)</td><td>the longest lease this client has used or read from the nodes' record ({@link RedlockKeys#LONGEST_LEASE})</td></tr>
+ *   <tr><td>{@code fencedlock.redlock.persistent-nodes}</td><td>{@code true}: a node that says it fsyncs every write to its append-only file ({@code aof_enabled:1}, {@code aof_last_write_status:ok}, {@code loading:0} in {@code INFO persistence}, {@code appendfsync always} from {@code CONFIG GET}) needs no restart quarantine; every other node keeps it</td><td>false</td></tr>
+ * </table>
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class RedlockSettings {
+    public static final String NODES = "fencedlock.redlock.nodes";
+    public static final String NODE_TIMEOUT = "fencedlock.redlock.node-timeout";
+    public static final String DRIFT_FACTOR = "fencedlock.redlock.drift-factor";
+    public static final String RETRY_DELAY = "fencedlock.redlock.retry-delay";
+    public static final String RESTART_QUARANTINE = "fencedlock.redlock.restart-quarantine";
+    public static final String PERSISTENT_NODES = "fencedlock.redlock.persistent-nodes";
+
+    /** Every key of the backend. */
+    public static final Set<String> KEYS =
+            Set.of(NODES, NODE_TIMEOUT, DRIFT_FACTOR, RETRY_DELAY, RESTART_QUARANTINE, PERSISTENT_NODES);
+
+    private final List<RedisNodeAddress> nodes;
+    private final Duration nodeTimeout;
+    private final double driftFactor;
+    private final Duration retryDelay;
+    private final Duration restartQuarantine;
+    private final boolean persistentNodes;
+
+    private RedlockSettings(
+            List<RedisNodeAddress> nodes,
+            Duration nodeTimeout,
+            double driftFactor,
+            Duration retryDelay,
+            Duration restartQuarantine,
+            boolean persistentNodes) {
+        this.nodes = List.copyOf(nodes);
+        this.nodeTimeout = nodeTimeout;
+        this.driftFactor = driftFactor;
+        this.retryDelay = retryDelay;
+        this.restartQuarantine = restartQuarantine;
+        this.persistentNodes = persistentNodes;
+    }
+
+    /**
+     * Reads and checks the values that were set; absent keys take their defaults, and no node list
+     * gives an empty {@link #nodes()}.
+     *
+     * @throws IllegalArgumentException naming the key and the value (passwords masked) for a
+     *     malformed node URI, a node listed twice, a duration that is not positive, or a drift
+     *     factor outside [0, 0.5)
+     */
+    public static RedlockSettings from(BackendSettings settings) {
+        return new RedlockSettings(
+                parseNodes(settings.list(NODES)),
+                settings.positiveDuration(NODE_TIMEOUT).orElse(Duration.ofMillis(50)),
+                settings.get(DRIFT_FACTOR)
+                        .map(RedlockSettings::parseDriftFactor)
+                        .orElse(0.01),
+                settings.positiveDuration(RETRY_DELAY).orElse(Duration.ofMillis(200)),
+                settings.positiveDuration(RESTART_QUARANTINE).orElse(null),
+                settings.get(PERSISTENT_NODES)
+                        .map(RedlockSettings::parseBoolean)
+                        .orElse(false));
+    }
+
+    private static boolean parseBoolean(String value) {
+        return switch (value.trim()) {
+            case "true" -> true;
+            case "false" -> false;
+            default ->
+                throw new IllegalArgumentException(PERSISTENT_NODES + " has '" + value + "'; expected true or false");
+        };
+    }
+
+    private static List<RedisNodeAddress> parseNodes(List<String> uris) {
+        List<RedisNodeAddress> parsed = new ArrayList<>();
+        for (String uri : uris) {
+            RedisNodeAddress node = RedisNodeAddress.parse(NODES, uri);
+            if (parsed.stream().anyMatch(n -> n.host().equalsIgnoreCase(node.host()) && n.port() == node.port())) {
+                throw new IllegalArgumentException(NODES + " lists " + node.host() + ":" + node.port()
+                        + " twice; Redlock needs independent masters");
+            }
+            parsed.add(node);
+        }
+        return parsed;
+    }
+
+    private static double parseDriftFactor(String value) {
+        double factor;
+        try {
+            factor = Double.parseDouble(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(
+                    DRIFT_FACTOR + " has '" + value + "', which is not a number; expected e.g. 0.01");
+        }
+        if (!(factor >= 0.0 && factor < 0.5)) {
+            throw new IllegalArgumentException(DRIFT_FACTOR + " must be in [0, 0.5), got " + value);
+        }
+        return factor;
+    }
+
+    /**
+     * Checks that no two nodes are one server under two names ({@code localhost} and {@code
+     * 127.0.0.1}, a host name and its address): such a list would count one server's vote twice and
+     * make a quorum of fewer independent masters than it claims. Looks the host names up in DNS; a
+     * name that does not resolve is left to fail as an unreachable node.
+     *
+     * @throws IllegalArgumentException naming both entries if two resolve to a shared address and
+     *     the same port
+     */
+    public void requireIndependentNodes() {
+        Map<String, RedisNodeAddress> seen = new HashMap<>();
+        for (RedisNodeAddress node : nodes) {
+            for (InetAddress address : resolve(node.host())) {
+                RedisNodeAddress earlier = seen.putIfAbsent(address.getHostAddress() + "#" + node.port(), node);
+                if (earlier != null && earlier != node) {
+                    throw new IllegalArgumentException(NODES + " lists " + earlier + " and " + node
+                            + ", which are the same server (" + address.getHostAddress() + ":" + node.port()
+                            + "); Redlock needs independent masters");
+                }
+            }
+        }
+    }
+
+    private static List<InetAddress> resolve(String host) {
+        try {
+            return List.of(InetAddress.getAllByName(host));
+        } catch (UnknownHostException e) {
+            return List.of();
+        }
+    }
+
+    /** The Redis masters; empty when {@code fencedlock.redlock.nodes} was not set. */
+    public List<RedisNodeAddress> nodes() {
+        return nodes;
+    }
+
+    /** Per-node connect and response timeout. Default 50ms. */
+    public Duration nodeTimeout() {
+        return nodeTimeout;
+    }
+
+    /** Clock drift allowance as a fraction of the lease; 2 ms are added. Default 0.01. */
+    public double driftFactor() {
+        return driftFactor;
+    }
+
+    /** Mean delay between acquisition attempts, randomised. Default 200ms. */
+    public Duration retryDelay() {
+        return retryDelay;
+    }
+
+    /** How long a restarted node stays out of the quorum; empty means this client's longest lease. */
+    public Optional<Duration> restartQuarantine() {
+        return Optional.ofNullable(restartQuarantine);
+    }
+
+    /** Whether nodes that fsync every write skip the restart quarantine ({@value #PERSISTENT_NODES}). */
+    public boolean trustPersistentNodes() {
+        return persistentNodes;
+    }
+
+    @Override
+    public String toString() {
+        return "RedlockSettings{nodes=" + Masking.maskUriCredentials(nodes.toString()) + ", nodeTimeout="
+                + nodeTimeout + ", driftFactor=" + driftFactor + ", retryDelay=" + retryDelay
+                + ", restartQuarantine=" + restartQuarantine + ", persistentNodes=" + persistentNodes + "}";
+    }
+}
