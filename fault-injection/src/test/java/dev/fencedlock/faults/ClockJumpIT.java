@@ -7,14 +7,17 @@ import dev.fencedlock.faults.db.FaultDatabase;
 import dev.fencedlock.faults.db.FencedIncrement;
 import dev.fencedlock.faults.db.UnfencedIncrement;
 import dev.fencedlock.faults.history.CheckReport;
+import dev.fencedlock.faults.history.FencedWrite;
 import dev.fencedlock.faults.history.History;
 import dev.fencedlock.faults.history.HistoryChecker;
 import dev.fencedlock.faults.history.HistoryRecorder;
+import dev.fencedlock.faults.history.WriteOutcome;
 import dev.fencedlock.faults.report.FaultMatrix;
 import dev.fencedlock.faults.report.MatrixRow;
 import dev.fencedlock.faults.workload.Acquisition;
 import dev.fencedlock.faults.workload.Section;
 import dev.fencedlock.redlock.RedlockKeys;
+import dev.fencedlock.testkit.await.Await;
 import dev.fencedlock.testkit.junit.PerClassResource;
 import dev.fencedlock.testkit.net.TcpProxy;
 import dev.fencedlock.testkit.redis.RedisServers;
@@ -24,8 +27,8 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -37,14 +40,24 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * redis-server abort); client 2 then locks C, D, E. Both hold valid leases at once: the lock has
  * failed, as the critique says it can. The fence must keep the counter right.
  *
- * <p>The order of the two clients' reads and writes cycles through three schedules: the successor
- * writes first (the old holder's late write must be refused), the old holder writes first (both may
- * commit), and the old holder writes between the successor's read and write (the successor's write,
- * based on a stale read, must be refused). The same increments without the fence, on a control
- * counter, show the lost updates the lock alone would have allowed.
+ * <p>The fence row orders the fenced transactions of one lock by token: a transaction that begins
+ * while another holds the row waits for it to end, and one whose token is below the row's is
+ * refused when it begins. The rounds cycle through three schedules of the two clients' increments:
+ *
+ * <ul>
+ *   <li>the old holder reads, the successor increments, the old holder writes late: its fenced
+ *       transaction begins after the successor's and is refused;
+ *   <li>the old holder increments before the successor: both are kept;
+ *   <li>the old holder's transaction is open when the successor's begins: the successor's waits on
+ *       the fence row (seen in the database's lock table), then reads what the old holder committed:
+ *       both are kept.
+ * </ul>
+ *
+ * <p>The same increments in the same order without the fence, on a control counter, lose one
+ * update in the first and the third schedules: what the lock alone would have allowed.
  */
 class ClockJumpIT {
-    private static final Duration LEASE = Duration.ofSeconds(3);
+    private static final Duration LEASE = Duration.ofSeconds(10);
     private static final Duration STEP = Duration.ofSeconds(60);
     private static final int A = 0;
     private static final int B = 1;
@@ -59,15 +72,20 @@ class ClockJumpIT {
     static final PerClassResource<FaultDatabase> db = PerClassResource.of(FaultDatabase::create);
 
     private enum Schedule {
-        SUCCESSOR_WRITES_FIRST,
-        HOLDER_WRITES_FIRST,
-        HOLDER_WRITES_BETWEEN_SUCCESSORS_READ_AND_WRITE
+        HOLDER_WRITES_AFTER_SUCCESSOR(true, true),
+        HOLDER_WRITES_FIRST(false, false),
+        SUCCESSOR_BEGINS_WHILE_HOLDER_OPEN(false, true);
+
+        final boolean fenceRefuses;
+        final boolean controlLoses;
+
+        Schedule(boolean fenceRefuses, boolean controlLoses) {
+            this.fenceRefuses = fenceRefuses;
+            this.controlLoses = controlLoses;
+        }
     }
 
     @Test
-    @Disabled("Its write schedules predate the fence row: the successor's fenced transaction now waits on the row "
-            + "the older holder's open transaction holds, so SUCCESSOR_WRITES_FIRST cannot happen and the step "
-            + "times out. The schedules and the expected refusals need rewriting for the guard (issue 11 note).")
     void twoHoldersAfterAnEarlyExpiryOnOneNodeLoseNoUpdateThanksToTheFence() throws Exception {
         RedisServers servers = redis.servers();
         String lock = "faults:clock-jump";
@@ -85,22 +103,20 @@ class ClockJumpIT {
         ExecutorService thread1 = Executors.newSingleThreadExecutor();
         ExecutorService thread2 = Executors.newSingleThreadExecutor();
         int bothValid = 0;
-        long staleRounds = 0;
+        int expectedRefusals = 0;
+        int expectedControlLosses = 0;
         try (LockClient client1 = LockClient.create(
                         RedisSetup.config(RedisSetup.uris(view1), LEASE).build());
                 LockClient client2 = LockClient.create(
                         RedisSetup.config(RedisSetup.uris(view2), LEASE).build())) {
             for (int round = 0; round < rounds; round++) {
                 Schedule schedule = Schedule.values()[round % Schedule.values().length];
-                if (schedule != Schedule.HOLDER_WRITES_FIRST) {
-                    staleRounds++;
-                }
+                expectedRefusals += schedule.fenceRefuses ? 1 : 0;
+                expectedControlLosses += schedule.controlLoses ? 1 : 0;
                 Section holder = on(
                         thread1,
                         () -> Section.enter(client1.lock(lock), Acquisition.fixed(STEP, LEASE), "client-1", recorder)
                                 .orElseThrow(() -> new AssertionError("client 1 not granted on A, B, C")));
-                FencedIncrement holderWrite =
-                        on(thread1, () -> holder.beginFenced(db.get().entityManagerFactory(), lock));
                 UnfencedIncrement holderControl =
                         on(thread1, () -> holder.beginUnfenced(db.get().dataSource(), control));
 
@@ -115,31 +131,51 @@ class ClockJumpIT {
                 if (on(thread1, holder::checkValid) && on(thread2, successor::checkValid)) {
                     bothValid++;
                 }
-                Runnable holderFinishes = () -> {
-                    holder.commit(holderWrite);
-                    holder.commit(holderControl);
-                    holderWrite.close();
-                    holder.close();
-                };
                 switch (schedule) {
-                    case SUCCESSOR_WRITES_FIRST -> {
-                        on(thread2, () -> successorReadsAndWrites(successor, lock, control));
-                        on(thread1, holderFinishes);
+                    case HOLDER_WRITES_AFTER_SUCCESSOR -> {
+                        on(thread2, () -> incrementBoth(successor, lock, control));
+                        on(thread1, () -> {
+                            FencedWrite late = holder.increment(db.get().entityManagerFactory(), lock, holder.lease());
+                            assertThat(late.outcome())
+                                    .as("the old holder's transaction begins after the successor's")
+                                    .isEqualTo(WriteOutcome.REFUSED_STALE);
+                            holder.commit(holderControl);
+                            holder.close();
+                        });
                     }
                     case HOLDER_WRITES_FIRST -> {
-                        on(thread1, holderFinishes);
-                        on(thread2, () -> successorReadsAndWrites(successor, lock, control));
+                        on(thread1, () -> {
+                            holder.increment(db.get().entityManagerFactory(), lock);
+                            holder.commit(holderControl);
+                            holder.close();
+                        });
+                        on(thread2, () -> incrementBoth(successor, lock, control));
                     }
-                    case HOLDER_WRITES_BETWEEN_SUCCESSORS_READ_AND_WRITE -> {
-                        FencedIncrement successorWrite =
-                                on(thread2, () -> successor.beginFenced(db.get().entityManagerFactory(), lock));
+                    case SUCCESSOR_BEGINS_WHILE_HOLDER_OPEN -> {
+                        FencedIncrement holderWrite =
+                                on(thread1, () -> holder.beginFenced(db.get().entityManagerFactory(), lock));
                         UnfencedIncrement successorControl = on(
                                 thread2, () -> successor.beginUnfenced(db.get().dataSource(), control));
-                        on(thread1, holderFinishes);
+                        Future<FencedIncrement> successorWrite = thread2.submit(
+                                () -> successor.beginFenced(db.get().entityManagerFactory(), lock));
+                        Await.until(
+                                "the successor's fenced transaction waits on the fence row",
+                                STEP,
+                                () -> db.get().sessionsWaitingOnFenceRow() > 0 || successorWrite.isDone());
+                        assertThat(successorWrite)
+                                .as("the successor cannot begin while the old holder's transaction is open")
+                                .isNotDone();
+                        on(thread1, () -> {
+                            holder.commit(holderWrite);
+                            holder.commit(holderControl);
+                            holderWrite.close();
+                            holder.close();
+                        });
+                        FencedIncrement begun = successorWrite.get(STEP.toMillis(), TimeUnit.MILLISECONDS);
                         on(thread2, () -> {
-                            successor.commit(successorWrite);
+                            successor.commit(begun);
                             successor.commit(successorControl);
-                            successorWrite.close();
+                            begun.close();
                             successor.close();
                         });
                     }
@@ -162,12 +198,13 @@ class ClockJumpIT {
                 .as("two holders that both believed their lease valid, every round")
                 .hasSize(rounds);
         assertThat(bothValid).isEqualTo(rounds);
+        assertThat(report.lostUpdates()).as("updates lost behind the fence").isZero();
         assertThat(report.writesRefused())
-                .as("one refusal in each round whose schedule has a stale write")
-                .isEqualTo(staleRounds);
+                .as("one refusal in each round whose old holder begins after the successor")
+                .isEqualTo(expectedRefusals);
         assertThat(unfenced.lostUpdates())
-                .as("the control counter lost what the fence refused")
-                .isEqualTo(report.writesRefused());
+                .as("the control counter loses one update in each round where the holders' transactions overlap")
+                .isEqualTo(expectedControlLosses);
         FaultMatrix.record(MatrixRow.of(
                 "4-clock-jump",
                 "clock jump on C of A-E (PEXPIRE 1), network split A,B,C | C,D,E; three write orders",
@@ -179,14 +216,12 @@ class ClockJumpIT {
                         + report.refusalReasons()));
     }
 
-    private static Void successorReadsAndWrites(Section successor, String lock, String control) {
-        try (successor;
-                FencedIncrement write = successor.beginFenced(db.get().entityManagerFactory(), lock)) {
+    private static void incrementBoth(Section successor, String lock, String control) {
+        try (successor) {
             UnfencedIncrement controlWrite = successor.beginUnfenced(db.get().dataSource(), control);
-            successor.commit(write);
+            successor.increment(db.get().entityManagerFactory(), lock);
             successor.commit(controlWrite);
         }
-        return null;
     }
 
     private static <T> T on(ExecutorService thread, Callable<T> work) throws Exception {

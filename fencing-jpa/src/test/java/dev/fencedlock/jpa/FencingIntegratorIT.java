@@ -17,6 +17,10 @@ import jakarta.persistence.Inheritance;
 import jakarta.persistence.InheritanceType;
 import jakarta.persistence.Transient;
 import jakarta.persistence.Version;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,15 +28,17 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.hibernate.annotations.SQLUpdate;
 import org.hibernate.bytecode.enhance.spi.DefaultEnhancementContext;
 import org.hibernate.bytecode.internal.BytecodeProviderInitiator;
-import org.hibernate.engine.spi.ManagedEntity;
 import org.hibernate.jpa.HibernatePersistenceConfiguration;
 import org.hibernate.tool.schema.Action;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What the integrator refuses when the persistence unit starts, and what happens at runtime when
@@ -89,10 +95,12 @@ class FencingIntegratorIT {
     /**
      * Hibernate's dirty tracking would not see the fence the listener stamps (a {@code
      * @DynamicUpdate} would keep the old one), so an enhanced fenced entity is refused. The class is
-     * enhanced here with Hibernate's own enhancer, as the build plugin would.
+     * enhanced here with Hibernate's own enhancer, as the build plugin would, and put first on the
+     * class path of a new JVM ({@link EnhancedEntityBoot}), so that every class loader Hibernate
+     * asks finds the enhanced class, as with build-time enhancement.
      */
     @Test
-    void aBytecodeEnhancedFencedEntityIsRefused() throws Exception {
+    void aBytecodeEnhancedFencedEntityIsRefused(@TempDir Path classes) throws Exception {
         String name = EnhancedItem.class.getName();
         byte[] original;
         try (var in = EnhancedItem.class.getResourceAsStream("EnhancedItem.class")) {
@@ -102,34 +110,32 @@ class FencingIntegratorIT {
                 .getEnhancer(new DefaultEnhancementContext())
                 .enhance(name, original);
         assertThat(enhanced).as("enhanced by Hibernate").isNotNull();
-        ClassLoader loader = new ClassLoader(getClass().getClassLoader()) {
-            private Class<?> defined;
+        Path file = classes.resolve(name.replace('.', '/') + ".class");
+        Files.createDirectories(file.getParent());
+        Files.write(file, enhanced);
 
-            @Override
-            protected synchronized Class<?> loadClass(String className, boolean resolve) throws ClassNotFoundException {
-                if (!className.equals(name)) {
-                    return super.loadClass(className, resolve);
-                }
-                if (defined == null) {
-                    defined = defineClass(name, enhanced, 0, enhanced.length);
-                }
-                return defined;
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String classPath = classes + File.pathSeparator + System.getProperty("java.class.path");
+        Process boot = new ProcessBuilder(java, "-cp", classPath, EnhancedEntityBoot.class.getName())
+                .redirectErrorStream(true)
+                .start();
+        CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
+            try (var in = boot.getInputStream()) {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-        };
-        Class<?> type = loader.loadClass(name);
-        assertThat(ManagedEntity.class.isAssignableFrom(type)).isTrue();
-        // Hibernate resolves the entity by name: it must find the enhanced class first, as it would
-        // with build-time enhancement
-        Thread thread = Thread.currentThread();
-        ClassLoader previous = thread.getContextClassLoader();
-        thread.setContextClassLoader(loader);
-        try {
-            assertThatThrownBy(() -> start(Map.of("hibernate.classLoaders", List.of(loader)), true, type)
-                            .close())
-                    .satisfies(failure -> assertThat(rootCauseMessages(failure)).contains("is bytecode-enhanced"));
-        } finally {
-            thread.setContextClassLoader(previous);
+        });
+        if (!boot.waitFor(2, TimeUnit.MINUTES)) {
+            boot.destroyForcibly();
+            throw new AssertionError("the JVM starting the enhanced entity did not end within 2 minutes");
         }
+        String printed = output.get(10, TimeUnit.SECONDS);
+        assertThat(printed)
+                .as("the class on the new JVM's class path is enhanced")
+                .contains("enhanced: true");
+        assertThat(boot.exitValue()).as("exit status; output:%n%s", printed).isZero();
+        assertThat(printed).contains("Fenced entity " + name + " is bytecode-enhanced");
     }
 
     @Test
@@ -257,7 +263,7 @@ class FencingIntegratorIT {
                 .satisfies(failure -> assertThat(rootCauseMessages(failure)).contains(message));
     }
 
-    private static String rootCauseMessages(Throwable failure) {
+    static String rootCauseMessages(Throwable failure) {
         StringBuilder messages = new StringBuilder();
         for (Throwable t = failure; t != null; t = t.getCause()) {
             messages.append(t.getMessage()).append('\n');
@@ -270,7 +276,7 @@ class FencingIntegratorIT {
     }
 
     /** On a new in-memory H2 database, with the fence table if {@code fenceTable}. */
-    private static EntityManagerFactory start(
+    static EntityManagerFactory start(
             Map<String, Object> properties, boolean fenceTable, Class<?> entity, Class<?>... others) {
         String url = "jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1"
                 + (fenceTable
