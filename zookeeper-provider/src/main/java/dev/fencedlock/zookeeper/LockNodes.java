@@ -8,6 +8,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
@@ -42,7 +43,16 @@ final class LockNodes {
 
     private final CuratorFramework curator;
     private final MonotonicClock clock;
+    /**
+     * How close together ownership checks must be sent to share one {@code sync}: at 20,000 checks
+     * a second, one sync every few milliseconds instead of one per check halves the requests.
+     */
+    static final long SYNC_SHARING_MILLIS = 5;
+
+    private static final long SYNC_SHARING_NANOS = TimeUnit.MILLISECONDS.toNanos(SYNC_SHARING_MILLIS);
+
     private final Semaphore checksInFlight = new Semaphore(MAX_CHECKS_IN_FLIGHT);
+    private final AtomicReference<SentSync> recentSync = new AtomicReference<>();
 
     LockNodes(CuratorFramework curator, MonotonicClock clock) {
         this.curator = curator;
@@ -119,30 +129,32 @@ final class LockNodes {
      * A {@code sync} followed, on the same session, by the {@code exists} read. The server answers a
      * session's requests in order, so the read is answered only once the sync has gone through the
      * leader: an answer shows that the server the client is connected to was in touch with the
-     * leader after the request was sent, and so had passed this session's earlier requests on to
-     * it (see {@link SessionBound}). A follower cut off from the leader, which would go on
-     * answering plain reads for {@code tickTime x syncLimit}, does not answer at all.
+     * leader after the sync was sent, and so had passed this session's earlier requests on to it
+     * (see {@link SessionBound}). A follower cut off from the leader, which would go on answering
+     * plain reads for {@code tickTime x syncLimit}, does not answer at all.
+     *
+     * <p>Reads sent within {@value #SYNC_SHARING_MILLIS} ms of one another share one sync (see
+     * {@link #syncFor}); the read counts from when that sync was sent ({@link NodeRead#sentNanos}),
+     * which is at most that much before the read itself, so sharing never lengthens a validity.
      *
      * @param onReply runs once, when the read's reply (or its failure) arrives
      */
     private CompletableFuture<NodeRead> readAsync(ZooKeeper zooKeeper, String nodePath, Runnable onReply) {
-        CompletableFuture<Void> synced = new CompletableFuture<>();
         CompletableFuture<NodeRead> answer = new CompletableFuture<>();
-        long sentNanos = clock.nanoTime();
         String path = inNamespace(nodePath);
-        zooKeeper.sync(path, (rc, p, ctx) -> settle(synced, rc, p), null);
+        SentSync sync = syncFor(zooKeeper, path);
         zooKeeper.exists(
                 path,
                 false,
                 (rc, p, ctx, stat) -> {
                     onReply.run();
                     // the sync's reply came first: the replies of one session arrive in order
-                    synced.whenComplete((ignored, syncFailure) -> {
+                    sync.done().whenComplete((ignored, syncFailure) -> {
                         KeeperException.Code code = KeeperException.Code.get(rc);
                         if (syncFailure != null) {
                             answer.completeExceptionally(syncFailure);
                         } else if (code == KeeperException.Code.OK || code == KeeperException.Code.NONODE) {
-                            answer.complete(new NodeRead(stat, sentNanos));
+                            answer.complete(new NodeRead(stat, sync.sentNanos()));
                         } else {
                             answer.completeExceptionally(KeeperException.create(code, p));
                         }
@@ -151,6 +163,30 @@ final class LockNodes {
                 null);
         return answer;
     }
+
+    /**
+     * A sync on {@code zooKeeper} sent at most {@value #SYNC_SHARING_MILLIS} ms ago and not failed,
+     * or a new one. A request sent after this method returns is queued behind the sync on the
+     * session, whichever thread sent the sync: the sync is handed to the client before it is
+     * published here. A sync syncs the whole server with the leader, whatever its path.
+     */
+    private SentSync syncFor(ZooKeeper zooKeeper, String path) {
+        long now = clock.nanoTime();
+        SentSync recent = recentSync.get();
+        if (recent != null
+                && recent.handle() == zooKeeper
+                && now - recent.sentNanos() <= SYNC_SHARING_NANOS
+                && !recent.done().isCompletedExceptionally()) {
+            return recent;
+        }
+        SentSync fresh = new SentSync(zooKeeper, now, new CompletableFuture<>());
+        zooKeeper.sync(path, (rc, p, ctx) -> settle(fresh.done(), rc, p), null);
+        recentSync.set(fresh);
+        return fresh;
+    }
+
+    /** A sync sent on {@code handle} at {@code sentNanos}; {@code done} completes with its reply. */
+    private record SentSync(ZooKeeper handle, long sentNanos, CompletableFuture<Void> done) {}
 
     /**
      * Deletes a lock node. The first try is one request on the raw handle, the cheapest way; this
@@ -288,6 +324,9 @@ final class LockNodes {
         }
     }
 
-    /** The answer to one read: the node's stat, null if it does not exist, and the send time. */
+    /**
+     * The answer to one read: the node's stat, null if it does not exist, and when the sync the read
+     * followed was sent (no later than the read).
+     */
     record NodeRead(Stat stat, long sentNanos) {}
 }
