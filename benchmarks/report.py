@@ -45,9 +45,19 @@ RATIOS = [
     # (6) is a cost ratio: time per fenced update over time per @Version update = anchor ops / fenced ops.
     ("(6) fenced JPA update cost vs @Version, H2",
      "VersionedUpdateBenchmark.update:database=h2", "FencedUpdateBenchmark.update:database=h2", 1.10, "max"),
-    ("(6) fenced JPA update cost vs @Version, PostgreSQL",
+    # (11): the fence row's guard is the transaction's first statement; the same cost ratios.
+    ("(11) fenced JPA transaction cost vs @Version, PostgreSQL",
      "VersionedUpdateBenchmark.update:database=postgresql", "FencedUpdateBenchmark.update:database=postgresql",
-     1.10, "max"),
+     1.25, "max"),
+    ("(11) fenced JDBC transaction cost vs unfenced, PostgreSQL",
+     "JdbcTransactionBenchmark.readModifyWrite:mode=unfenced", "JdbcTransactionBenchmark.readModifyWrite:mode=fenced",
+     1.25, "max"),
+    ("(11) floor: unfenced JDBC transaction with one more round trip (select 1)",
+     "JdbcTransactionBenchmark.readModifyWrite:mode=unfenced",
+     "JdbcTransactionBenchmark.readModifyWrite:mode=round-trip", 1.25, "max"),
+    # (13): N=5 beside a hand-written pipelined Redlock over the same five servers.
+    ("(13) redlock N=5 vs hand-written pipelined Redlock, 1 thread",
+     "FencedRedlockBenchmark.fiveNodesOneThread", "PipelinedRedlockBenchmark.fiveNodesOneThread", 0.9, "min"),
 ]
 
 HANDOFF = "HandoffBenchmark.handoff:impl="

@@ -35,8 +35,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * A plain-JDBC read-modify-write transaction on PostgreSQL (read a row, update it, commit), fenced
  * through {@link JdbcFencing#inTransaction} or written the same way by hand without the fence. Both
  * take a pooled connection, switch autocommit off and back, and roll back on failure; the fenced one
- * adds the guard statement and the lease check. The teardown checks that every increment was
- * committed.
+ * adds the guard statement and the lease check. {@code mode=round-trip} is the unfenced transaction
+ * with one more statement first ({@code select 1}): what one more round trip costs, the floor of any
+ * guard that is a statement of its own. The teardown checks that every increment was committed.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -47,7 +48,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class JdbcTransactionBenchmark {
     private static final long ROW = 1;
 
-    @Param({"unfenced", "fenced"})
+    @Param({"unfenced", "round-trip", "fenced"})
     public String mode;
 
     private HikariDataSource dataSource;
@@ -100,17 +101,22 @@ public class JdbcTransactionBenchmark {
 
     @Benchmark
     public long readModifyWrite() throws SQLException {
-        long value = mode.equals("fenced")
-                ? JdbcFencing.inTransaction(dataSource, lease, JdbcTransactionBenchmark::increment)
-                : unfenced();
+        long value = switch (mode) {
+            case "fenced" -> JdbcFencing.inTransaction(dataSource, lease, JdbcTransactionBenchmark::increment);
+            case "round-trip" -> unfenced(true);
+            default -> unfenced(false);
+        };
         updates++;
         return value;
     }
 
-    private long unfenced() throws SQLException {
+    private long unfenced(boolean extraRoundTrip) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             try {
+                if (extraRoundTrip) {
+                    selectOne(connection);
+                }
                 long value = increment(connection);
                 connection.commit();
                 return value;
@@ -120,6 +126,13 @@ public class JdbcTransactionBenchmark {
             } finally {
                 connection.setAutoCommit(true);
             }
+        }
+    }
+
+    private static void selectOne(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("select 1");
+                ResultSet rows = statement.executeQuery()) {
+            rows.next();
         }
     }
 
