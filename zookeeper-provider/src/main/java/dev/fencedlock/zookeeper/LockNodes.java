@@ -5,10 +5,10 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
@@ -18,7 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads and deletes lock nodes with single requests on Curator's current raw ZooKeeper handle.
+ * Reads and deletes lock nodes on Curator's current raw ZooKeeper handle: single requests, and
+ * the ownership checks of renewals in batches ({@link BatchedReads}).
  *
  * <p>These are the checks and clean-ups that must not wait for a connection, nor for a slow
  * server: a lease check while disconnected has its answer already (the connection watch revokes
@@ -42,21 +43,18 @@ final class LockNodes {
     static final int MAX_CHECKS_IN_FLIGHT = 16_384;
 
     private final CuratorFramework curator;
-    private final MonotonicClock clock;
-    /**
-     * How close together ownership checks must be sent to share one {@code sync}: at 20,000 checks
-     * a second, one sync every few milliseconds instead of one per check halves the requests.
-     */
-    static final long SYNC_SHARING_MILLIS = 5;
-
-    private static final long SYNC_SHARING_NANOS = TimeUnit.MILLISECONDS.toNanos(SYNC_SHARING_MILLIS);
-
+    private final SharedSyncs syncs;
+    private final BatchedReads checks;
     private final Semaphore checksInFlight = new Semaphore(MAX_CHECKS_IN_FLIGHT);
-    private final AtomicReference<SentSync> recentSync = new AtomicReference<>();
 
-    LockNodes(CuratorFramework curator, MonotonicClock clock) {
+    /**
+     * @param scheduler sends batches of ownership checks ({@link BatchedReads}); its tasks must not
+     *     block
+     */
+    LockNodes(CuratorFramework curator, MonotonicClock clock, ScheduledExecutorService scheduler) {
         this.curator = curator;
-        this.clock = clock;
+        this.syncs = new SharedSyncs(clock);
+        this.checks = new BatchedReads(scheduler, syncs);
     }
 
     /** The client's current session as far as this client knows; {@link Session#NONE} if none. */
@@ -83,8 +81,10 @@ final class LockNodes {
 
     /**
      * Whether the node exists as the node created in transaction {@code czxid}, owned by session
-     * {@code sessionId}, and that session is still the client's. Never blocks: the answer
-     * completes the future on ZooKeeper's event thread.
+     * {@code sessionId}, and that session is still the client's. Never blocks: the check joins the
+     * next batch of checks ({@link BatchedReads}: a shared sync, then one read-only multi for up to
+     * {@value BatchedReads#MAX_PER_REQUEST} nodes, sent within {@value BatchedReads#WINDOW_MILLIS}
+     * ms), and the answer completes the future on ZooKeeper's event thread.
      *
      * <p>Backlog: at most {@value #MAX_CHECKS_IN_FLIGHT} checks of this client wait for the server
      * at once (each holds its place until the server answers or the connection drops, which fails
@@ -111,7 +111,7 @@ final class LockNodes {
             return CompletableFuture.failedFuture(new RejectedExecutionException(
                     "more than " + MAX_CHECKS_IN_FLIGHT + " ownership checks are waiting for the server"));
         }
-        return readAsync(zooKeeper, nodePath, checksInFlight::release)
+        return checks.read(zooKeeper, inNamespace(nodePath), checksInFlight::release)
                 .orTimeout(Math.max(0, waitNanos), TimeUnit.NANOSECONDS)
                 .thenApply(read -> {
                     Stat stat = read.stat();
@@ -122,71 +122,8 @@ final class LockNodes {
 
     private NodeRead read(ZooKeeper zooKeeper, String nodePath, long waitNanos)
             throws KeeperException, InterruptedException, TimeoutException {
-        return await(readAsync(zooKeeper, nodePath, () -> {}), waitNanos);
+        return await(syncs.existsAfterSync(zooKeeper, inNamespace(nodePath)), waitNanos);
     }
-
-    /**
-     * A {@code sync} followed, on the same session, by the {@code exists} read. The server answers a
-     * session's requests in order, so the read is answered only once the sync has gone through the
-     * leader: an answer shows that the server the client is connected to was in touch with the
-     * leader after the sync was sent, and so had passed this session's earlier requests on to it
-     * (see {@link SessionBound}). A follower cut off from the leader, which would go on answering
-     * plain reads for {@code tickTime x syncLimit}, does not answer at all.
-     *
-     * <p>Reads sent within {@value #SYNC_SHARING_MILLIS} ms of one another share one sync (see
-     * {@link #syncFor}); the read counts from when that sync was sent ({@link NodeRead#sentNanos}),
-     * which is at most that much before the read itself, so sharing never lengthens a validity.
-     *
-     * @param onReply runs once, when the read's reply (or its failure) arrives
-     */
-    private CompletableFuture<NodeRead> readAsync(ZooKeeper zooKeeper, String nodePath, Runnable onReply) {
-        CompletableFuture<NodeRead> answer = new CompletableFuture<>();
-        String path = inNamespace(nodePath);
-        SentSync sync = syncFor(zooKeeper, path);
-        zooKeeper.exists(
-                path,
-                false,
-                (rc, p, ctx, stat) -> {
-                    onReply.run();
-                    // the sync's reply came first: the replies of one session arrive in order
-                    sync.done().whenComplete((ignored, syncFailure) -> {
-                        KeeperException.Code code = KeeperException.Code.get(rc);
-                        if (syncFailure != null) {
-                            answer.completeExceptionally(syncFailure);
-                        } else if (code == KeeperException.Code.OK || code == KeeperException.Code.NONODE) {
-                            answer.complete(new NodeRead(stat, sync.sentNanos()));
-                        } else {
-                            answer.completeExceptionally(KeeperException.create(code, p));
-                        }
-                    });
-                },
-                null);
-        return answer;
-    }
-
-    /**
-     * A sync on {@code zooKeeper} sent at most {@value #SYNC_SHARING_MILLIS} ms ago and not failed,
-     * or a new one. A request sent after this method returns is queued behind the sync on the
-     * session, whichever thread sent the sync: the sync is handed to the client before it is
-     * published here. A sync syncs the whole server with the leader, whatever its path.
-     */
-    private SentSync syncFor(ZooKeeper zooKeeper, String path) {
-        long now = clock.nanoTime();
-        SentSync recent = recentSync.get();
-        if (recent != null
-                && recent.handle() == zooKeeper
-                && now - recent.sentNanos() <= SYNC_SHARING_NANOS
-                && !recent.done().isCompletedExceptionally()) {
-            return recent;
-        }
-        SentSync fresh = new SentSync(zooKeeper, now, new CompletableFuture<>());
-        zooKeeper.sync(path, (rc, p, ctx) -> settle(fresh.done(), rc, p), null);
-        recentSync.set(fresh);
-        return fresh;
-    }
-
-    /** A sync sent on {@code handle} at {@code sentNanos}; {@code done} completes with its reply. */
-    private record SentSync(ZooKeeper handle, long sentNanos, CompletableFuture<Void> done) {}
 
     /**
      * Deletes a lock node. The first try is one request on the raw handle, the cheapest way; this
@@ -261,16 +198,6 @@ final class LockNodes {
                     || code == KeeperException.Code.NOTREADONLY;
         }
         return false;
-    }
-
-    /** Completes {@code synced} from a reply to a sync. */
-    private static void settle(CompletableFuture<Void> synced, int rc, String path) {
-        KeeperException.Code code = KeeperException.Code.get(rc);
-        if (code == KeeperException.Code.OK) {
-            synced.complete(null);
-        } else {
-            synced.completeExceptionally(KeeperException.create(code, path));
-        }
     }
 
     /**

@@ -69,7 +69,7 @@ final class ZooKeeperLockProvider implements LockProvider {
         this.basePath = basePath;
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.watch = Objects.requireNonNull(watch, "watch");
-        this.nodes = new LockNodes(curator, runtime.clock());
+        this.nodes = new LockNodes(curator, runtime.clock(), runtime.scheduler());
         this.tokens = new LockTokens(curator, nodes, runtime.clock());
         curator.getConnectionStateListenable().addListener(watch);
     }

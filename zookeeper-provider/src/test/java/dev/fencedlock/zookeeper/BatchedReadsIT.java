@@ -1,0 +1,97 @@
+package dev.fencedlock.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencedlock.spi.MonotonicClock;
+import dev.fencedlock.zookeeper.LockNodes.NodeRead;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Ownership reads go out in batches (issue 13): many reads queued together cost the server a few
+ * requests, not one per read, and each read still gets its own node's answer, also when some of
+ * the nodes of a batch are gone.
+ */
+class BatchedReadsIT {
+    private static final int PRESENT = 1_100;
+    private static final int MISSING = 100;
+
+    @Test
+    void readsQueuedTogetherAreAnsweredByFewRequestsEachWithItsOwnNode() throws Exception {
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        try (TestingServer server = ZooKeeperTestSupport.startServer();
+                CuratorFramework curator =
+                        CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100))) {
+            curator.start();
+            curator.blockUntilConnected();
+            List<Stat> created = new ArrayList<>();
+            for (int i = 0; i < PRESENT; i++) {
+                Stat stat = new Stat();
+                curator.create()
+                        .storingStatIn(stat)
+                        .creatingParentsIfNeeded()
+                        .withMode(CreateMode.EPHEMERAL)
+                        .forPath("/batched/node-" + i);
+                created.add(stat);
+            }
+            ZooKeeper zooKeeper = curator.getZookeeperClient().getZooKeeper();
+            BatchedReads reads = new BatchedReads(scheduler, new SharedSyncs(MonotonicClock.SYSTEM));
+            AtomicInteger replies = new AtomicInteger();
+            long packetsBefore = packetsReceived();
+
+            List<CompletableFuture<NodeRead>> answers = new ArrayList<>();
+            for (int i = 0; i < PRESENT + MISSING; i++) {
+                answers.add(reads.read(zooKeeper, "/batched/node-" + i, replies::incrementAndGet));
+            }
+            CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+
+            long requests = packetsReceived() - packetsBefore;
+            for (int i = 0; i < PRESENT; i++) {
+                Stat stat = answers.get(i).join().stat();
+                assertThat(stat).as("node-%s", i).isNotNull();
+                assertThat(stat.getCzxid())
+                        .as("czxid of node-%s", i)
+                        .isEqualTo(created.get(i).getCzxid());
+                assertThat(stat.getEphemeralOwner()).isEqualTo(zooKeeper.getSessionId());
+            }
+            for (int i = PRESENT; i < PRESENT + MISSING; i++) {
+                assertThat(answers.get(i).join().stat())
+                        .as("missing node-%s", i)
+                        .isNull();
+            }
+            assertThat(replies).as("onReply runs once per read").hasValue(PRESENT + MISSING);
+            // 1,200 reads: three multi requests of at most 512 and a sync (a slow scheduler may split
+            // them into a few more batches); one request per read would be 1,200 or more
+            assertThat(requests)
+                    .as("requests the server received for %s reads", PRESENT + MISSING)
+                    .isBetween(1L, 40L);
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
+    /** The in-process server's count of received packets, from its MBean. */
+    private static long packetsReceived() throws Exception {
+        MBeanServer beans = ManagementFactory.getPlatformMBeanServer();
+        Set<ObjectName> servers = beans.queryNames(new ObjectName("org.apache.ZooKeeperService:name0=*"), null);
+        assertThat(servers).as("the in-process server's MBean").hasSize(1);
+        return (Long) beans.getAttribute(servers.iterator().next(), "PacketsReceived");
+    }
+}
