@@ -40,7 +40,7 @@ final class LockNodes {
     private static final Logger log = LoggerFactory.getLogger(LockNodes.class);
 
     /** The most ownership checks of one client that wait for the server at once. */
-    static final int MAX_CHECKS_IN_FLIGHT = 16_384;
+    static final int MAX_CHECKS_IN_FLIGHT = 65_536;
 
     private final CuratorFramework curator;
     private final SharedSyncs syncs;

@@ -46,8 +46,8 @@ import org.slf4j.LoggerFactory;
  * that runs out is marked lost by the base class, which then calls {@link #doRelease()} to delete
  * the node.
  *
- * <p>The ownership check is a {@code sync} and an {@code exists} read on the server the client is
- * connected to. The sync makes it hold in an ensemble: a follower cut off from the leader, which
+ * <p>The ownership check is a {@code sync} and a read of the lock node on the server the client is
+ * connected to (batched with other leases' checks: {@link BatchedReads}). The sync makes it hold in an ensemble: a follower cut off from the leader, which
  * would go on showing the node while the leader expires the session, cannot answer it, so the
  * lease runs out instead of being renewed (see {@link SessionBound}).
  *
