@@ -34,7 +34,9 @@ import org.apache.zookeeper.ZooKeeper;
  * as a single {@code exists} after the shared sync.
  *
  * <p>Nothing here waits: a batch is sent from the lease scheduler, and the answers complete the
- * reads' futures on ZooKeeper's event thread. Thread-safe.
+ * reads' futures on ZooKeeper's event thread. The queue is bounded by the caller: {@link
+ * LockNodes} queues a read only with one of its {@value LockNodes#MAX_CHECKS_IN_FLIGHT} permits,
+ * which {@code onReply} gives back. Thread-safe.
  */
 final class BatchedReads {
     /** How long the first queued read waits for others to join its batch. */
