@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencedlock.spi.MonotonicClock;
 import dev.fencedlock.zookeeper.LockNodes.NodeRead;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +21,10 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
@@ -27,7 +32,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Ownership reads go out in batches (issue 13): many reads queued together cost the server a few
  * requests, not one per read, and each read still gets its own node's answer, also when some of
- * the nodes of a batch are gone.
+ * the nodes of a batch are gone; a server without read-only {@code multi} gets single reads.
  */
 class BatchedReadsIT {
     private static final int PRESENT = 1_100;
@@ -82,6 +87,55 @@ class BatchedReadsIT {
             assertThat(requests)
                     .as("requests the server received for %s reads", PRESENT + MISSING)
                     .isBetween(1L, 40L);
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
+    /**
+     * A server older than 3.6 has no read-only {@code multi}. Stood in for by a handle on a real
+     * server whose {@code multi} is answered {@code UNIMPLEMENTED}, as such a server answers: the
+     * batch fails (each read "cannot tell", never owned), and every later read goes out as a
+     * single {@code exists} after the sync and gets its node's answer.
+     */
+    @Test
+    void aServerWithoutReadOnlyMultiGetsSingleReadsAfterTheFirstBatchFails() throws Exception {
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        try (TestingServer server = ZooKeeperTestSupport.startServer();
+                CuratorFramework curator =
+                        CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100))) {
+            curator.start();
+            curator.blockUntilConnected();
+            Stat created = new Stat();
+            curator.create().storingStatIn(created).creatingParentsIfNeeded().forPath("/old-server/node");
+            AtomicInteger multis = new AtomicInteger();
+            ZooKeeper oldServer = new ZooKeeper(server.getConnectString(), 10_000, event -> {}) {
+                @Override
+                public void multi(Iterable<Op> ops, AsyncCallback.MultiCallback callback, Object context) {
+                    multis.incrementAndGet();
+                    callback.processResult(KeeperException.Code.UNIMPLEMENTED.intValue(), null, context, null);
+                }
+            };
+            try {
+                BatchedReads reads = new BatchedReads(scheduler, new SharedSyncs(MonotonicClock.SYSTEM));
+
+                CompletableFuture<NodeRead> first = reads.read(oldServer, "/old-server/node", () -> {});
+                assertThat(first)
+                        .failsWithin(Duration.ofSeconds(30))
+                        .withThrowableOfType(ExecutionException.class)
+                        .withCauseInstanceOf(KeeperException.UnimplementedException.class);
+
+                NodeRead present =
+                        reads.read(oldServer, "/old-server/node", () -> {}).get(30, TimeUnit.SECONDS);
+                NodeRead missing =
+                        reads.read(oldServer, "/old-server/missing", () -> {}).get(30, TimeUnit.SECONDS);
+                assertThat(present.stat()).isNotNull();
+                assertThat(present.stat().getCzxid()).isEqualTo(created.getCzxid());
+                assertThat(missing.stat()).isNull();
+                assertThat(multis).as("multi requests sent").hasValue(1);
+            } finally {
+                oldServer.close();
+            }
         } finally {
             scheduler.shutdownNow();
         }
