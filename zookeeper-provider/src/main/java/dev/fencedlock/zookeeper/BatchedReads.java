@@ -69,7 +69,7 @@ final class BatchedReads {
      *     server or the connection, or {@link RejectedExecutionException} if the client is closing
      */
     CompletableFuture<NodeRead> read(ZooKeeper zooKeeper, String path, Runnable onReply) {
-        Pending pending = new Pending(zooKeeper, path, onReply, new CompletableFuture<>());
+        Pending pending = new Pending(zooKeeper, path, onReply, new AtomicBoolean(), new CompletableFuture<>());
         queue.add(pending);
         if (flushScheduled.compareAndSet(false, true)) {
             try {
@@ -121,7 +121,13 @@ final class BatchedReads {
             if (code == KeeperException.Code.UNIMPLEMENTED) {
                 multiReadUnsupported = true;
             }
-            reads.forEach(read -> read.fail(KeeperException.create(code, read.path())));
+            for (Pending read : reads) {
+                read.fail(
+                        code == KeeperException.Code.OK
+                                ? new IllegalStateException("unexpected answer to a read-only multi of " + reads.size()
+                                        + " reads: " + results)
+                                : KeeperException.create(code, read.path()));
+            }
             return;
         }
         sync.done().whenComplete((ignored, syncFailure) -> {
@@ -151,16 +157,28 @@ final class BatchedReads {
         }
     }
 
-    /** A queued read and its answer; {@code onReply} runs once, before the answer completes. */
-    private record Pending(ZooKeeper handle, String path, Runnable onReply, CompletableFuture<NodeRead> answer) {
+    /**
+     * A queued read and its answer; {@code onReply} runs once, when the first answer or failure
+     * arrives, before the answer completes (a later one changes nothing).
+     */
+    private record Pending(
+            ZooKeeper handle,
+            String path,
+            Runnable onReply,
+            AtomicBoolean replied,
+            CompletableFuture<NodeRead> answer) {
         void complete(NodeRead read) {
-            onReply.run();
-            answer.complete(read);
+            if (replied.compareAndSet(false, true)) {
+                onReply.run();
+                answer.complete(read);
+            }
         }
 
         void fail(Throwable cause) {
-            onReply.run();
-            answer.completeExceptionally(cause);
+            if (replied.compareAndSet(false, true)) {
+                onReply.run();
+                answer.completeExceptionally(cause);
+            }
         }
 
         void settle(NodeRead read, Throwable failure) {
