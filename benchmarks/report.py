@@ -58,6 +58,17 @@ RATIOS = [
     # (13): N=5 beside a hand-written pipelined Redlock over the same five servers.
     ("(13) redlock N=5 vs hand-written pipelined Redlock, 1 thread",
      "FencedRedlockBenchmark.fiveNodesOneThread", "PipelinedRedlockBenchmark.fiveNodesOneThread", 0.9, "min"),
+    # (22): the table: ZooKeeper at Curator's rate or better, Redlock at its goals.
+    ("(22) zookeeper vs Curator InterProcessMutex, 1 thread",
+     "FencedZookeeperBenchmark.oneThread", "CuratorBenchmark.oneThread", 1.0, "min"),
+    ("(22) zookeeper vs Curator InterProcessMutex, 8 threads",
+     "FencedZookeeperBenchmark.eightThreads", "CuratorBenchmark.eightThreads", 1.0, "min"),
+    ("(22) redlock N=5 vs pipelined token-less Redlock-5, 1 thread",
+     "FencedRedlockBenchmark.fiveNodesOneThread", "PipelinedRedlockBenchmark.fiveNodesOneThread", 0.9, "min"),
+    ("(22) redlock N=5 vs RedissonRedLock, 8 threads",
+     "FencedRedlockBenchmark.fiveNodesEightThreads", "RedissonBenchmark.redLockEightThreads", 4.0, "min"),
+    ("(22) redlock N=1 vs Redisson RFencedLock, 1 thread",
+     "FencedRedlockBenchmark.oneNodeOneThread", "RedissonBenchmark.fencedLockOneThread", 1.0, "min"),
 ]
 
 HANDOFF = "HandoffBenchmark.handoff:impl="

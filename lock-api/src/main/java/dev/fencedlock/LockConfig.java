@@ -5,6 +5,8 @@ import dev.fencedlock.internal.config.DurationFormat;
 import dev.fencedlock.internal.config.ProviderRegistry;
 import dev.fencedlock.spi.BackendSettings;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -36,8 +38,9 @@ import java.util.TreeMap;
  * {@code fencedlock.redlock.*} on {@code dev.fencedlock.redlock.RedlockSettings}, {@code
  * fencedlock.zookeeper.*} on {@code dev.fencedlock.zookeeper.ZooKeeperSettings}. A {@code
  * fencedlock.*} key that is neither common nor declared by a provider on the classpath is rejected
- * with the known keys listed (a typo must not leave a default in place), also as an environment
- * variable.
+ * with the known keys listed (a typo must not leave a default in place). {@link #fromEnvironment()}
+ * reads system properties and environment variables too, where names that resemble no key are
+ * ignored (see {@link #ignoreUnlessMisspelt}).
  *
  * <p>Durations are written {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h}, {@code 1d} (or
  * ISO-8601), at most {@link DurationFormat#MAX} (about 73 years). Whitespace around a value is
@@ -124,12 +127,38 @@ public final class LockConfig {
      * FENCEDLOCK_REDLOCK_NODE_TIMEOUT}), and a {@code fencedlock.properties} resource on the
      * context class loader's classpath.
      *
-     * @throws IllegalArgumentException also for an environment variable starting with {@code
-     *     FENCEDLOCK_} that matches no key of this class or of a provider on the classpath
+     * <p>The file is the application's own: an unknown {@code fencedlock.*} key in it is rejected.
+     * System properties and environment variables belong to the whole process (build tools pass
+     * {@code -Dfencedlock.version=...} to test JVMs): one that matches no key is ignored and logged
+     * at INFO, unless it resembles a key, which is taken for a typo and rejected (see {@link
+     * #ignoreUnlessMisspelt}).
+     *
+     * @throws IllegalArgumentException also for a system property or environment variable that
+     *     matches no key but resembles one
      */
     public static LockConfig fromEnvironment() {
         return fromMap(ConfigSources.merge(
                 System.getProperties(), System.getenv(), Thread.currentThread().getContextClassLoader(), keys()));
+    }
+
+    /**
+     * The rule for a name from the process's surroundings (a system property, an environment
+     * variable) that starts with {@code fencedlock.} or {@code FENCEDLOCK_} but is no key: it is
+     * ignored (logged at INFO) unless it resembles a key, that is, in its environment-variable form
+     * it is within two edits (insert, delete, replace, swap of neighbours) of a key's, or it starts
+     * with the prefix of a backend on the classpath ({@code fencedlock.redlock.}). {@link
+     * #fromEnvironment()} applies it; frameworks that read such sources themselves apply it too.
+     *
+     * @param what the kind of source and the name, for the message ({@code "system property
+     *     fencedlock.x"})
+     * @param name the name, in either form
+     * @param moreKeys keys the caller owns besides {@link #keys()}; may be empty
+     * @throws IllegalArgumentException when {@code name} resembles a key; the message names it
+     */
+    public static void ignoreUnlessMisspelt(String what, String name, Collection<String> moreKeys) {
+        List<String> known = new ArrayList<>(keys());
+        known.addAll(moreKeys);
+        ConfigSources.ignoreUnlessMisspelt(what, name, known);
     }
 
     /**

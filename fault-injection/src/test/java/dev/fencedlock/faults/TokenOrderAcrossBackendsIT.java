@@ -8,18 +8,29 @@ import dev.fencedlock.jdbc.JdbcFencing;
 import dev.fencedlock.jdbc.StaleTokenException;
 import dev.fencedlock.redlock.internal.RedlockWithClock;
 import dev.fencedlock.spi.TokenOrder;
+import dev.fencedlock.testkit.await.Await;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.junit.PerClassResource;
 import dev.fencedlock.testkit.redis.RedisServersExtension;
 import dev.fencedlock.testkit.zookeeper.ZooKeeperServers;
+import dev.fencedlock.zookeeper.ZooKeeperLocks;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -41,6 +52,8 @@ class TokenOrderAcrossBackendsIT {
     private static final Duration LEASE = Duration.ofSeconds(3);
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final int GRANTS_PER_PHASE = 5;
+    /** The zookeeper backend's default {@code fencedlock.zookeeper.base-path}. */
+    private static final String DEFAULT_BASE_PATH = "/fencedlock";
 
     @RegisterExtension
     static final RedisServersExtension redis = RedisServersExtension.nodes(3);
@@ -149,6 +162,68 @@ class TokenOrderAcrossBackendsIT {
         assertThat(counter(lock)).isEqualTo(GRANTS_PER_PHASE);
     }
 
+    /**
+     * A ZooKeeper token carries the leader's clock when its contender joined the line, not when it
+     * was granted. A ZooKeeper client joins behind a ZooKeeper holder; while it waits, Redlock
+     * grants the same name after the join (as a fallback may while clients disagree about the
+     * primary's health) and writes. The waiter, granted afterwards on true time, carries a token
+     * below Redlock's, so the clock assumption's gap counts from the join: the fence refuses the
+     * waiter's write, and only the writes in token order are applied.
+     */
+    @Test
+    void aZooKeeperWaiterThatJoinedBeforeAnotherBackendsGrantHasTheLowerTokenAndIsRefused() throws Exception {
+        String lock = newLock();
+        String lockPath = ZooKeeperLocks.lockPath(DEFAULT_BASE_PATH, lock);
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        CuratorFramework observer = CuratorFrameworkFactory.newClient(
+                zooKeeper.getConnectString(), new ExponentialBackoffRetry(100, 10, 1_000));
+        observer.start();
+        try (LockClient holderClient = zooKeeper();
+                LockClient waiterClient = zooKeeper();
+                LockClient redlock = redlock(System::currentTimeMillis)) {
+            Lease holder = holderClient.lock(lock).acquire(WAIT);
+            assertThat(fencedIncrement(holder, lock)).isEqualTo(Outcome.COMMITTED);
+            Future<Lease> waiter = thread.submit(() -> waiterClient.lock(lock).acquire(WAIT));
+            List<String> line = Await.value(
+                    "the waiter's lock node behind the holder's",
+                    WAIT,
+                    () -> children(observer, lockPath),
+                    nodes -> nodes.size() == 2);
+            String waiterNode = line.stream()
+                    .max(Comparator.comparing(node -> node.substring(node.lastIndexOf("-lock-"))))
+                    .orElseThrow();
+            long joinMillis =
+                    observer.checkExists().forPath(lockPath + "/" + waiterNode).getCtime();
+            awaitClockPast(TokenOrder.floor(joinMillis), 0);
+
+            long redlockToken;
+            try (Lease other = redlock.lock(lock).acquire(WAIT)) {
+                assertThat(fencedIncrement(other, lock)).isEqualTo(Outcome.COMMITTED);
+                redlockToken = other.token();
+            }
+            holder.close();
+            try (Lease granted = waiter.get(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+                assertThat(granted.token()).isGreaterThan(holder.token()).isLessThan(redlockToken);
+                assertThat(TokenOrder.epochMillis(granted.token())).isEqualTo(joinMillis);
+                assertThat(fencedIncrement(granted, lock)).isEqualTo(Outcome.REFUSED);
+            }
+            assertThat(counter(lock)).as("the holder's and Redlock's writes").isEqualTo(2);
+        } finally {
+            thread.shutdownNow();
+            observer.close();
+        }
+    }
+
+    private static List<String> children(CuratorFramework observer, String path) {
+        try {
+            return observer.getChildren().forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw new IllegalStateException("could not list " + path, e);
+        }
+    }
+
     private enum Outcome {
         COMMITTED,
         REFUSED
@@ -184,25 +259,30 @@ class TokenOrderAcrossBackendsIT {
         List<Long> tokens = new ArrayList<>();
         for (int i = 0; i < GRANTS_PER_PHASE; i++) {
             try (Lease lease = client.lock(lock).acquire(WAIT)) {
-                Outcome outcome;
-                try {
-                    JdbcFencing.inTransaction(db.get().dataSource(), lease, connection -> {
-                        try (PreparedStatement increment = connection.prepareStatement(
-                                "UPDATE token_order_counter SET counter_value = counter_value + 1 WHERE name = ?")) {
-                            increment.setString(1, lock);
-                            return increment.executeUpdate();
-                        }
-                    });
-                    outcome = Outcome.COMMITTED;
-                } catch (StaleTokenException e) {
-                    outcome = Outcome.REFUSED;
-                }
-                assertThat(outcome).as("write with token %d", lease.token()).isEqualTo(expected);
+                assertThat(fencedIncrement(lease, lock))
+                        .as("write with token %d", lease.token())
+                        .isEqualTo(expected);
                 tokens.add(lease.token());
             }
         }
         assertThat(tokens).as("within one backend").isSorted().doesNotHaveDuplicates();
         return tokens;
+    }
+
+    /** One fenced increment of the lock's counter ({@link JdbcFencing}, the fence row). */
+    private static Outcome fencedIncrement(Lease lease, String lock) throws SQLException {
+        try {
+            JdbcFencing.inTransaction(db.get().dataSource(), lease, connection -> {
+                try (PreparedStatement increment = connection.prepareStatement(
+                        "UPDATE token_order_counter SET counter_value = counter_value + 1 WHERE name = ?")) {
+                    increment.setString(1, lock);
+                    return increment.executeUpdate();
+                }
+            });
+            return Outcome.COMMITTED;
+        } catch (StaleTokenException e) {
+            return Outcome.REFUSED;
+        }
     }
 
     private static long last(List<Long> tokens) {

@@ -5,6 +5,7 @@ import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockEventListener;
 import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.spring.health.FencedLockHealthIndicator;
+import dev.fencedlock.spring.internal.FencedLockSchemaInitializer;
 import dev.fencedlock.spring.internal.FencedTransactionManagers;
 import dev.fencedlock.spring.internal.LockEventListeners;
 import dev.fencedlock.spring.internal.LockedExecution;
@@ -13,6 +14,7 @@ import dev.fencedlock.spring.internal.SpringLockConfig;
 import dev.fencedlock.spring.metrics.LockMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
+import javax.sql.DataSource;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
@@ -24,6 +26,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
@@ -40,6 +44,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 @AutoConfiguration(
         afterName = {
             "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
             "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
             "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration"
         })
@@ -61,7 +66,12 @@ public class FencedLockAutoConfiguration {
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public LockClient fencedLockClient(Environment environment, ObjectProvider<LockEventListener> listeners) {
+    public LockClient fencedLockClient(
+            Environment environment,
+            ObjectProvider<LockEventListener> listeners,
+            ObjectProvider<FencedLockSchemaInitializer> schema) {
+        // the jdbc backend's lock table first
+        schema.ifAvailable(initialized -> {});
         List<LockEventListener> all = listeners.orderedStream().toList();
         LockConfig config = SpringLockConfig.from(environment);
         return all.isEmpty() ? LockClient.create(config) : LockClient.create(config, new LockEventListeners(all));
@@ -104,6 +114,24 @@ public class FencedLockAutoConfiguration {
     public FencedTransactions fencedTransactions(
             LockClient client, PlatformTransactionManager transactionManager, LockedExecution execution) {
         return new FencedTransactions(client, transactionManager, execution);
+    }
+
+    /**
+     * Creates the fence table (and the jdbc backend's lock table) as {@code
+     * fencedlock.initialize-schema} says: {@code embedded} (default), {@code always}, {@code never}.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({EmbeddedDatabaseConnection.class, DatabaseInitializationMode.class})
+    static class Schema {
+        @Bean
+        @ConditionalOnMissingBean
+        FencedLockSchemaInitializer fencedLockSchemaInitializer(
+                ObjectProvider<DataSource> dataSource, ObjectProvider<FenceGuard> guard, Environment environment) {
+            return new FencedLockSchemaInitializer(
+                    dataSource.getIfUnique(),
+                    guard.getIfAvailable(FenceGuard::standard).table(),
+                    environment);
+        }
     }
 
     /** The health indicator {@code fencedLock} when Spring Boot's health support is on the classpath. */

@@ -7,6 +7,7 @@ import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.spring.health.FencedLockHealthIndicator;
+import dev.fencedlock.spring.internal.SpringLockConfig;
 import dev.fencedlock.testkit.redis.RedisServers;
 import dev.fencedlock.testkit.zookeeper.ZooKeeperServers;
 import java.io.InputStream;
@@ -176,6 +177,54 @@ class FencedLockAutoConfigurationTest {
     }
 
     @Test
+    void namesOfOtherProgramsInSystemPropertiesAndEnvironmentDoNotStopStartUp() {
+        // mvn -Dfencedlock.version=... reaches the test JVM through surefire
+        runner.withPropertyValues("fencedlock.backend=local")
+                .withSystemProperties("fencedlock.version=0.1.0-SNAPSHOT", "fencedlock.test.containers=never")
+                .withInitializer(context -> context.getEnvironment()
+                        .getPropertySources()
+                        .addFirst(new SystemEnvironmentPropertySource(
+                                "test-systemEnvironment", Map.of("FENCEDLOCK_HOME", "/opt/fencedlock"))))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(LockClient.class).config().values())
+                            .doesNotContainKeys("fencedlock.version", "fencedlock.home");
+                });
+    }
+
+    @Test
+    void misspeltSystemPropertyOrEnvironmentVariableStillFailsStartUp() {
+        runner.withPropertyValues("fencedlock.backend=local")
+                .withSystemProperties("fencedlock.lease-tme=5s")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("fencedlock.lease-tme")
+                        .hasMessageContaining("looks like fencedlock.lease-time"));
+        runner.withPropertyValues("fencedlock.backend=local")
+                .withInitializer(context -> context.getEnvironment()
+                        .getPropertySources()
+                        .addFirst(new SystemEnvironmentPropertySource(
+                                "test-systemEnvironment", Map.of("FENCEDLOCK_REDLOCK_NODE_TIMOUT", "5s"))))
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("fencedlock.redlock.node.timout"));
+    }
+
+    @Test
+    void anUnknownKeyInTheApplicationsOwnPropertiesFailsStartUpHoweverFarFromAKey() {
+        runner.withPropertyValues("fencedlock.backend=local", "fencedlock.version=1")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("fencedlock.version"));
+    }
+
+    @Test
     void badValueFailsStartUpNamingTheKey() {
         runner.withPropertyValues("fencedlock.backend=local", "fencedlock.lease-time=soon")
                 .run(context -> assertThat(context)
@@ -250,6 +299,6 @@ class FencedLockAutoConfigurationTest {
                 described.add(properties.getJSONObject(i).getString("name"));
             }
         }
-        assertThat(described).containsAll(LockConfig.keys());
+        assertThat(described).containsAll(LockConfig.keys()).containsAll(SpringLockConfig.STARTER_KEYS);
     }
 }

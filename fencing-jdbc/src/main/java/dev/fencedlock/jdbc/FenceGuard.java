@@ -1,8 +1,14 @@
 package dev.fencedlock.jdbc;
 
+import dev.fencedlock.Lease;
 import dev.fencedlock.LockException;
 import dev.fencedlock.LockNames;
 import dev.fencedlock.jdbc.internal.ConcurrencyFailures;
+import dev.fencedlock.jdbc.internal.Database;
+import dev.fencedlock.jdbc.internal.FenceTableShape;
+import dev.fencedlock.jdbc.internal.GuardStatements;
+import dev.fencedlock.jdbc.internal.RowHolder;
+import dev.fencedlock.jdbc.internal.TableNames;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -10,9 +16,10 @@ import java.sql.SQLException;
 import java.sql.SQLSyntaxErrorException;
 import java.sql.SQLTransactionRollbackException;
 import java.sql.Savepoint;
-import java.util.Locale;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * The fence row: one row per lock name in a table ({@value #DEFAULT_TABLE} unless told otherwise)
@@ -41,6 +48,14 @@ import java.util.regex.Pattern;
  * by the row lock. This holds for data that every writer changes only inside such transactions of
  * the same lock name.
  *
+ * <p>The first statement also marks the transaction as fenced (PostgreSQL and H2), which the
+ * triggers of {@link FencedTables#protect protected tables} require of every write, and, given a
+ * bound ({@link #enter(Connection, Lease)}), limits how long the transaction waits for the row and
+ * (PostgreSQL) how long it may then sit idle, so that a holder stalled inside its transaction
+ * cannot keep the row beyond its lease. Before the first use on a database the table's shape is
+ * checked: without its primary key on {@code lock_name} two first transactions of a lock could both
+ * insert a row, so the guard refuses to run.
+ *
  * <p>Lock names are compared exactly. On MariaDB/MySQL the column takes the database's collation,
  * which may fold case or pad trailing spaces; the guard then compares the stored name byte for
  * byte and fails with a {@link LockException} that names both names and how to fix the column,
@@ -52,15 +67,14 @@ public final class FenceGuard {
     /** The table the Flyway migration at {@code classpath:db/fencedlock/migration} creates. */
     public static final String DEFAULT_TABLE = "fencedlock_fence";
 
-    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_$]*(\\.[A-Za-z_][A-Za-z0-9_$]*)?");
     private static final FenceGuard STANDARD = new FenceGuard(DEFAULT_TABLE);
 
     /** Enough for a racing first insert and a row that changed between two statements. */
     static final int ATTEMPTS = 3;
 
     private final String table;
-    private final String updateSql;
-    private final String exactUpdateSql;
+    private final Map<Database, GuardStatements> statements = new EnumMap<>(Database.class);
+    private final FenceTableShape shape;
     private final String raiseSql;
     private final String lockingReadSql;
     private final String readSql;
@@ -68,11 +82,10 @@ public final class FenceGuard {
 
     private FenceGuard(String table) {
         this.table = table;
-        this.updateSql = "update " + table + " set token = ? where lock_name = ? and token <= ?";
-        // MariaDB/MySQL collations may fold case and pad spaces; comparing bytes keeps names apart
-        this.exactUpdateSql = "update " + table
-                + " set token = ? where lock_name = ? and cast(lock_name as binary) = cast(? as binary)"
-                + " and token <= ?";
+        for (Database database : Database.values()) {
+            statements.put(database, GuardStatements.of(database, table));
+        }
+        this.shape = new FenceTableShape(table);
         this.raiseSql = "update " + table + " set token = ? where lock_name = ?";
         this.readSql = "select lock_name, token from " + table + " where lock_name = ?";
         this.lockingReadSql = readSql + " for update";
@@ -93,10 +106,7 @@ public final class FenceGuard {
      * @throws IllegalArgumentException if {@code table} is null or not such a name
      */
     public static FenceGuard inTable(String table) {
-        if (table == null || !TABLE_NAME.matcher(table).matches()) {
-            throw new IllegalArgumentException("table must be a table name, optionally qualified by a schema "
-                    + "(letters, digits, '_', '$'), got " + (table == null ? "null" : "'" + table + "'"));
-        }
+        TableNames.requireValid(table);
         return table.equals(DEFAULT_TABLE) ? STANDARD : new FenceGuard(table);
     }
 
@@ -106,15 +116,43 @@ public final class FenceGuard {
     }
 
     /**
+     * {@link #enter(Connection, String, long, Duration)} for {@code lease}, bounded by its remaining
+     * time: the transaction waits at most that long for the fence row and (PostgreSQL) may sit idle
+     * between statements at most that long before the server ends it.
+     *
+     * @throws IllegalArgumentException also if {@code lease} is null
+     */
+    public void enter(Connection connection, Lease lease) throws SQLException {
+        if (lease == null) {
+            throw new IllegalArgumentException("lease must not be null");
+        }
+        Duration remaining = lease.remaining();
+        enter(connection, lease.lockName(), lease.token(), remaining.isNegative() ? Duration.ZERO : remaining);
+    }
+
+    /**
+     * {@link #enter(Connection, String, long, Duration)} without a bound: the transaction waits for
+     * the row as long as the database lets a statement wait.
+     */
+    public void enter(Connection connection, String lockName, long token) throws SQLException {
+        enter(connection, lockName, token, null);
+    }
+
+    /**
      * Must be the first statement of the transaction on {@code connection} (autocommit off): raises
      * the lock's row to {@code token} (inserting it when absent) unless it holds a larger token; the
      * row lock then orders the lock's transactions until this one ends. Statements run before it in
      * the same transaction are not ordered by the fence.
      *
-     * <p>May wait for the row lock as long as the database lets a statement wait. A failure of a
+     * <p>{@code bound} limits how long the transaction waits for the row: PostgreSQL's {@code
+     * lock_timeout} and MariaDB's {@code innodb_lock_wait_timeout} (whole seconds, rounded up), and
+     * PostgreSQL's {@code idle_in_transaction_session_timeout}, all transaction-local. H2's lock
+     * timeout is its session's {@code LOCK_TIMEOUT}. A wait that runs out fails with the database's
+     * lock-timeout error; roll back, then {@link #explainWait} says who holds the row. A failure of a
      * statement (a deadlock, a lock or serialization timeout) is thrown as the driver reported it and
      * usually leaves the transaction unusable: roll it back, then {@link #explain} the failure.
      *
+     * @param bound the longest wait, null for the database's own settings; at least 1 ms is used
      * @throws StaleTokenException if the row holds a larger token: a later holder of the lock has
      *     entered; the caller must roll back
      * @throws SQLTransactionRollbackException (SQLState {@code 40001}) if the row exists but this
@@ -122,30 +160,41 @@ public final class FenceGuard {
      *     REPEATABLE READ or SERIALIZABLE); roll back and {@link #explain}, or retry
      * @throws SQLSyntaxErrorException if the table is missing, with how to create it
      * @throws LockException if the table holds a row whose name differs from {@code lockName} but
-     *     compares equal to it (a case-insensitive or space-padding collation on MariaDB/MySQL)
+     *     compares equal to it (a case-insensitive or space-padding collation on MariaDB/MySQL), or
+     *     if the table lacks its primary key on {@code lock_name}
      * @throws IllegalArgumentException if {@code connection} is null, closed or in autocommit mode,
-     *     {@code lockName} is not a valid lock name or {@code token} is negative; nothing was run
+     *     {@code lockName} is not a valid lock name, {@code token} is negative or {@code bound}
+     *     negative; nothing was run
      * @throws SQLException any other failure of the database
      */
-    public void enter(Connection connection, String lockName, long token) throws SQLException {
+    public void enter(Connection connection, String lockName, long token, Duration bound) throws SQLException {
         requireTransaction(connection);
         LockNames.requireValid(lockName);
         if (token < 0) {
             throw new IllegalArgumentException("token must not be negative, got " + token);
         }
-        boolean exact = comparesBytes(connection);
+        if (bound != null && bound.isNegative()) {
+            throw new IllegalArgumentException("bound must not be negative, got " + bound);
+        }
+        GuardStatements guard = statements.get(Database.of(connection));
         try {
+            shape.check(connection, guard.database());
             for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-                if (update(connection, exact, lockName, token) == 1) {
+                if (guard.raiseIfNotAbove(connection, lockName, token, bound)) {
                     return;
                 }
-                Row row = read(connection, lockingReadSql, lockName);
+                Row row = read(connection, guard.bounded(lockingReadSql, bound), lockName);
                 if (row != null) {
                     if (enterExisting(connection, row, lockName, token)) {
+                        guard.mark(connection, lockName, token);
                         return;
                     }
-                } else if (insert(connection, lockName, token)) {
-                    return;
+                } else {
+                    guard.bound(connection, bound);
+                    if (insert(connection, guard.bounded(insertSql, bound), lockName, token)) {
+                        guard.mark(connection, lockName, token);
+                        return;
+                    }
                 }
                 // the row appeared or changed between the statements: from the top
             }
@@ -194,6 +243,42 @@ public final class FenceGuard {
         return Optional.empty();
     }
 
+    /**
+     * For a failure of {@link #enter} that was a lock timeout (the bounded wait for the row ran
+     * out, or the database's own lock timeout): the {@link FenceRowBusyException} that says so,
+     * with what the database tells of the transaction holding the row (PostgreSQL: its process id,
+     * how long it has been open and idle). Empty for any other failure. Reads on {@code connection},
+     * which must have been rolled back after the failure; with autocommit off, the read's own
+     * transaction is rolled back before this returns. A failure of the read is added to {@code
+     * failure} as suppressed.
+     *
+     * @param bound the bound {@code enter} was given, or null
+     * @throws IllegalArgumentException if {@code connection} or {@code failure} is null or {@code
+     *     lockName} is not a valid lock name
+     */
+    public Optional<FenceRowBusyException> explainWait(
+            Connection connection, SQLException failure, String lockName, long token, Duration bound) {
+        if (connection == null || failure == null) {
+            throw new IllegalArgumentException("connection and failure must not be null, got connection " + connection
+                    + " and failure " + failure);
+        }
+        LockNames.requireValid(lockName);
+        if (!ConcurrencyFailures.isLockTimeout(failure)) {
+            return Optional.empty();
+        }
+        String holder = null;
+        try {
+            holder = RowHolder.describe(connection, Database.of(connection), table, lockName)
+                    .orElse(null);
+            if (!connection.getAutoCommit()) {
+                connection.rollback();
+            }
+        } catch (SQLException e) {
+            failure.addSuppressed(e);
+        }
+        return Optional.of(new FenceRowBusyException(lockName, token, bound, holder, failure));
+    }
+
     private static void requireTransaction(Connection connection) throws SQLException {
         if (connection == null) {
             throw new IllegalArgumentException("connection must not be null");
@@ -204,25 +289,6 @@ public final class FenceGuard {
         if (connection.getAutoCommit()) {
             throw new IllegalArgumentException("connection must have autocommit off: the guard is the first "
                     + "statement of a transaction and holds the fence row until that transaction ends");
-        }
-    }
-
-    /** MariaDB and MySQL: their default collations fold case and pad trailing spaces. */
-    private static boolean comparesBytes(Connection connection) throws SQLException {
-        String product = connection.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
-        return product.contains("mariadb") || product.contains("mysql");
-    }
-
-    private int update(Connection connection, boolean exact, String lockName, long token) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(exact ? exactUpdateSql : updateSql)) {
-            int i = 1;
-            statement.setLong(i++, token);
-            statement.setString(i++, lockName);
-            if (exact) {
-                statement.setString(i++, lockName);
-            }
-            statement.setLong(i, token);
-            return statement.executeUpdate();
         }
     }
 
@@ -245,9 +311,9 @@ public final class FenceGuard {
     }
 
     /** Whether the row was inserted; false if a racing insert won and the savepoint was rolled back. */
-    private boolean insert(Connection connection, String lockName, long token) throws SQLException {
+    private boolean insert(Connection connection, String sql, String lockName, long token) throws SQLException {
         Savepoint savepoint = connection.setSavepoint();
-        try (PreparedStatement statement = connection.prepareStatement(insertSql)) {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, lockName);
             statement.setLong(2, token);
             statement.executeUpdate();
@@ -300,12 +366,16 @@ public final class FenceGuard {
 
     private SQLException missingTable(SQLException e) {
         String state = e.getSQLState();
-        if (state == null || !(state.equals("42S02") || state.equals("42P01") || state.equals("42102"))) {
+        boolean missing = state != null
+                && (state.equals("42S02") || state.equals("42S04") || state.equals("42P01") || state.equals("42102"));
+        // H2: 42102 table not found, 42104 table not found in a database that has no tables yet
+        if (!missing && e.getErrorCode() != 42102 && e.getErrorCode() != 42104) {
             return e;
         }
         return new SQLSyntaxErrorException(
                 "The fence table " + table + " is missing: add classpath:db/fencedlock/migration to Flyway's "
-                        + "locations, or run its V1__fencedlock_fence.sql by hand (" + e.getMessage() + ")",
+                        + "locations, or run its V1__fencedlock_fence.sql by hand (Spring Boot: the starter creates"
+                        + " it unless fencedlock.initialize-schema=never) (" + e.getMessage() + ")",
                 state,
                 e.getErrorCode(),
                 e);

@@ -12,9 +12,11 @@ import javax.sql.DataSource;
  *
  * <ol>
  *   <li>autocommit off;
- *   <li>{@link FenceGuard#enter} as the transaction's first statement: a lease whose token is lower
- *       than one already registered for the lock is refused here, and from here on the
- *       transactions of the lock run one at a time;
+ *   <li>{@link FenceGuard#enter(Connection, Lease)} as the transaction's first statement: a lease
+ *       whose token is lower than one already registered for the lock is refused here, and from
+ *       here on the transactions of the lock run one at a time. The wait for an older transaction
+ *       of the lock is bounded by the lease's remaining time ({@link FenceRowBusyException} when it
+ *       runs out), and so (PostgreSQL) is how long this transaction may sit idle;
  *   <li>the work;
  *   <li>{@link Lease#isValid()} checked right before the commit: a lease that is no longer valid
  *       rolls back with {@link LeaseLostException};
@@ -44,6 +46,8 @@ public final class JdbcFencing {
      *
      * @return what {@code work} returned, after the commit
      * @throws StaleTokenException if a later holder of the lock has entered; rolled back
+     * @throws FenceRowBusyException if an older transaction of the lock held the fence row for the
+     *     lease's whole remaining time; rolled back
      * @throws LeaseLostException if the lease was not valid before the guard or before the commit;
      *     rolled back
      * @throws IllegalArgumentException if an argument is null; nothing was run
@@ -109,7 +113,7 @@ public final class JdbcFencing {
             if (autoCommit) {
                 connection.setAutoCommit(false);
             }
-            guard.enter(connection, lease.lockName(), lease.token());
+            guard.enter(connection, lease);
             T result = work.run(connection);
             if (connection.getAutoCommit()) {
                 throw new IllegalStateException("the work switched autocommit on, which ended the fenced "
@@ -127,6 +131,12 @@ public final class JdbcFencing {
                 if (refusal != null) {
                     failure = refusal;
                     throw refusal;
+                }
+                FenceRowBusyException busy = guard.explainWait(connection, e, lease.lockName(), lease.token(), null)
+                        .orElse(null);
+                if (busy != null) {
+                    failure = busy;
+                    throw busy;
                 }
             }
             throw t;

@@ -12,11 +12,18 @@ import java.time.Duration;
 final class FixedLease implements Lease {
     private final String lockName;
     private final long token;
+    private final Duration remaining;
     private volatile boolean closed;
 
     FixedLease(String lockName, long token) {
+        this(lockName, token, Duration.ofMinutes(1));
+    }
+
+    /** A lease whose {@link #remaining()} stays {@code remaining} until closed. */
+    FixedLease(String lockName, long token, Duration remaining) {
         this.lockName = lockName;
         this.token = token;
+        this.remaining = remaining;
     }
 
     @Override
@@ -36,7 +43,7 @@ final class FixedLease implements Lease {
 
     @Override
     public Duration remaining() {
-        return closed ? Duration.ZERO : Duration.ofMinutes(1);
+        return closed ? Duration.ZERO : remaining;
     }
 
     @Override

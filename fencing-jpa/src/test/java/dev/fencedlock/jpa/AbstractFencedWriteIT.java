@@ -325,6 +325,51 @@ abstract class AbstractFencedWriteIT {
         lease.close();
     }
 
+    /**
+     * Issue 19, items 1 and 2: native SQL whose fenced table is not the first word after the
+     * keyword (comments, modifiers, multi-table forms, WITH, EXPLAIN) is refused without a lease,
+     * and an UPDATE of the fenced table that does not change its version is refused with one.
+     */
+    @Test
+    void nativeSqlTheOldInspectorCouldNotReadIsRefused() throws Exception {
+        long id = newItem(10);
+        java.util.List<String> writes = new java.util.ArrayList<>(java.util.List.of(
+                "update /* c */ fenced_item set quantity = 0 where id = " + id,
+                "delete /* c */ from fenced_item where id = " + id));
+        switch (kind()) {
+            case MARIADB ->
+                writes.addAll(java.util.List.of(
+                        "update ignore fenced_item set quantity = 0 where id = " + id,
+                        "update low_priority fenced_item set quantity = 0 where id = " + id,
+                        "delete low_priority quick from fenced_item where id = " + id,
+                        "replace low_priority into fenced_item (id, sku, quantity, version, fence) values (" + id
+                                + ", 'r', 0, 0, 0)",
+                        "update fenced_item a join fenced_item f on f.id = a.id set f.quantity = 0 where f.id = " + id,
+                        "delete f from fenced_item a join fenced_item f on f.id = a.id where f.id = " + id));
+            case POSTGRESQL ->
+                writes.addAll(java.util.List.of(
+                        "delete from only fenced_item where id = " + id,
+                        "explain analyze delete from fenced_item where id = " + id,
+                        "with x as (select 1) update fenced_item set quantity = 0 where id = " + id));
+            case H2 -> writes.add("merge into fenced_item key (id) values (" + id + ", 'm', 0, 0, 0)");
+        }
+        for (String sql : writes) {
+            assertNoLease(em -> em.createNativeQuery(sql).executeUpdate());
+        }
+        assertThat(quantityOf(id)).as("nothing unfenced landed").isEqualTo(10);
+
+        Lease lease = newLock().acquire(WAIT, LONG_LEASE);
+        String unversioned = kind() == TestDatabase.Kind.MARIADB
+                ? "update ignore fenced_item set quantity = 0 where id = " + id
+                : "with x as (select 1) update fenced_item set quantity = 0 where id = " + id;
+        assertThat(rootMessages(catchThrowable(() ->
+                        inLease(lease, em -> em.createNativeQuery(unversioned).executeUpdate()))))
+                .as(unversioned)
+                .contains("must change its version column version");
+        assertThat(quantityOf(id)).isEqualTo(10);
+        lease.close();
+    }
+
     @Test
     void nativeSqlOnAFencedTableIsFencedOrRefused() throws Exception {
         long id = newItem(10);

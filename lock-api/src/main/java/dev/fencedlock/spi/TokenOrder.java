@@ -25,7 +25,11 @@ package dev.fencedlock.spi;
  * never carry into the clock part, and a token issued at clock reading {@code t} is below {@code
  * (t + 1) << 16}). Then the later backend's first token is at least {@code (t_old + 1) << 16}, above
  * every token the earlier backend issued. NTP-synchronised hosts (ε of milliseconds) and
- * deployments that switch backends over seconds meet this by orders of magnitude.
+ * deployments that switch backends over seconds meet this by orders of magnitude. A backend may
+ * read {@code t} when the grant's contender joins a queue rather than when it is granted (the
+ * {@code zookeeper} backend records the token with the contender's lock node); the assumption's
+ * gap then counts from that moment, so a contender that joined before the other backend's last
+ * grant may carry a lower token, whose writes the fence refuses.
  *
  * <p><b>When it breaks.</b> A granting clock that runs behind the earlier backend's by more than the
  * gap between the two grants issues tokens below earlier ones, until its clock passes theirs. Such

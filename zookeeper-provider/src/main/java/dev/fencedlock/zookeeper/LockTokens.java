@@ -1,16 +1,10 @@
 package dev.fencedlock.zookeeper;
 
-import dev.fencedlock.spi.MonotonicClock;
 import dev.fencedlock.spi.TokenOrder;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Op;
-import org.apache.zookeeper.OpResult;
-import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,186 +20,132 @@ import org.slf4j.LoggerFactory;
  * survives the container being reaped. Its data is the token issued before the latest one, in
  * decimal; the latest token is {@code next(data, mtime)}, the node's data and modification time
  * (the leader's clock at the write, in milliseconds). So the node always says which token was
- * issued last without a second write. Issuing a token, once the holder's lock node is first in
- * line:
+ * issued last without a second write.
+ *
+ * <p>A token is issued when a contender <i>joins</i> the lock's line, in the same transaction as
+ * the create of its lock node ({@link LockNodeDriver}), so a grant costs the server two writes, the
+ * create and the delete, as Curator's own mutex does:
  *
  * <ol>
- *   <li>read the token node (data {@code d}, modification time {@code m}, version {@code v}); the
- *       last issued token is {@code p = next(d, m)}, or 0 if there is no node;
- *   <li>in one transaction: check that the holder's lock node still exists, and set the token
- *       node's data to {@code p} if its version is still {@code v};
- *   <li>the new token is {@code next(p, m')}, {@code m'} the modification time the write returned:
- *       above {@code p}, and at least the leader's clock at the write shifted left 16 bits.
+ *   <li>take the token node's last known state (data {@code d}, modification time {@code m},
+ *       version {@code v}): the one this client wrote or read last for the lock name ({@link
+ *       TokenHints}), else a read; the last issued token is {@code p = next(d, m)}, or 0 if there is
+ *       no node;
+ *   <li>in one transaction: create the ephemeral-sequential lock node, and set the token node's
+ *       data to {@code p} if its version is still {@code v} ({@link #recordOp});
+ *   <li>the contender's token is {@code next(p, m')}, {@code m'} the modification time the write
+ *       returned ({@link #written}): above {@code p}, and at least the leader's clock at the
+ *       transaction shifted left 16 bits.
  * </ol>
  *
- * <p>A version that changed (another writer came between) or a token node that is missing starts
- * again from step 1; only a live holder's transaction can write, because its lock node is checked
- * in the same transaction. Tokens of one lock name are therefore strictly increasing across
- * grants in one ensemble whatever the clocks do, also when the container was reaped (which
- * restarts the sequential suffix) and when transaction ids restart. An ensemble rebuilt without
- * its data loses the token nodes; its first token is then {@code t << 16}, above every earlier
- * one under {@link TokenOrder}'s clock assumption. A token node whose data is not a token
- * (written by hand) is treated as absent, with a warning: order then rests on the clock alone.
+ * <p>A version that changed (another contender joined between) fails the whole transaction, so no
+ * lock node is created without its token; the contender reads the node again and retries. Tokens
+ * therefore grow in the order of the transactions, which is the order of the sequential suffixes
+ * ZooKeeper gives the lock nodes, which is the order in which the recipe grants the lock. A
+ * contender that gives up while waiting deletes its node and leaves a gap in the tokens, nothing
+ * else. So tokens of one lock name are strictly increasing across grants in one ensemble whatever
+ * the clocks do, also when the container was reaped (which restarts the sequential suffix; it is
+ * reaped only when empty, so no earlier contender is left in line) and when transaction ids
+ * restart. An ensemble rebuilt without its data loses the token nodes; its first token is then
+ * {@code t << 16}, above every earlier one under {@link TokenOrder}'s clock assumption. A token
+ * node whose data is not a token (written by hand) is treated as absent, with a warning: order
+ * then rests on the clock alone.
  *
- * <p>Cost: step 1 is sent before the lock node's create ({@link #prefetch}), pipelined on the same
- * session, so it adds no round trip; step 2 adds one. A holder that waited in line reads again
- * when its prefetched version has gone stale (one more round trip), and the first grant of a
- * lock name creates the token node. The write also confirms the grant's ownership, so a grant
- * that waited in line needs no separate ownership read.
+ * <p><b>Join time, not grant time.</b> The clock part of a token is the leader's clock when the
+ * contender joined the line, not when it was granted. For one backend this changes nothing. Across
+ * backends ({@link TokenOrder}), the first grant after a switch to this backend is at least the
+ * join time of its contender shifted left 16 bits, so the clock assumption's gap counts from the
+ * moment the contender joined: a contender that joined while another backend was still granting
+ * the same name, and was granted later, may carry a token below that backend's last ones. The
+ * fence then refuses its writes as stale (liveness, never safety), as for any clock outside the
+ * assumption.
  *
- * <p>Thread-safety: thread-safe (stateless besides the client).
+ * <p>Thread-safety: thread-safe.
  */
 final class LockTokens {
     private static final Logger log = LoggerFactory.getLogger(LockTokens.class);
 
     private final CuratorFramework curator;
-    private final LockNodes nodes;
-    private final MonotonicClock clock;
+    private final TokenHints hints = new TokenHints();
 
-    LockTokens(CuratorFramework curator, LockNodes nodes, MonotonicClock clock) {
+    LockTokens(CuratorFramework curator) {
         this.curator = curator;
-        this.nodes = nodes;
-        this.clock = clock;
     }
 
     /**
-     * Sends the read of a token node now, without waiting. The answer may be stale by the time it
-     * is used; {@link #issue} then reads again.
+     * The token node's state as this client last wrote or read it ({@link TokenHints}), else as a
+     * read finds it now.
      *
-     * @return the pending read; failed at once when not connected, so that {@link #issue} reads
-     *     again
+     * @return what the node says, or {@link Record#ABSENT}
      */
-    CompletableFuture<Record> prefetch(String tokenPath) {
+    Record lastKnown(String tokenPath) throws Exception {
+        Record hint = hints.get(tokenPath);
+        return hint != null ? hint : read(tokenPath);
+    }
+
+    /** Forgets what this client knew of a token node, which turned out to be stale. */
+    void forget(String tokenPath) {
+        hints.forget(tokenPath);
+    }
+
+    /**
+     * Reads a token node through Curator (retrying as its policy says) and remembers what it found.
+     *
+     * @return what the node says, or {@link Record#ABSENT}
+     */
+    Record read(String tokenPath) throws Exception {
+        Stat stat = new Stat();
+        byte[] data;
         try {
-            return read(nodes.connectedHandle(), tokenPath);
-        } catch (KeeperException e) {
-            return CompletableFuture.failedFuture(e);
+            data = curator.getData().storingStatIn(stat).forPath(tokenPath);
+        } catch (KeeperException.NoNodeException e) {
+            hints.forget(tokenPath);
+            return Record.ABSENT;
         }
+        Record record = Record.of(tokenPath, data, stat);
+        hints.remember(tokenPath, record);
+        return record;
     }
 
     /**
-     * Records and returns the next token of the lock whose token node is {@code tokenPath}, for the
-     * holder of lock node {@code lockNodePath} on session {@code sessionId}.
+     * The operation that records the next token in a transaction: sets the token node's data to
+     * {@code record}'s last issued token if the node's version is still {@code record}'s.
      *
-     * @param prefetched a read from {@link #prefetch}, used if still current
-     * @param waitNanos how long to wait for each answer
-     * @throws KeeperException.NoNodeException if the lock node is gone (the grant is lost)
-     * @throws KeeperException for a connection problem or another server error
-     * @throws TimeoutException if an answer did not come in time
+     * @throws IllegalStateException if {@code record} is {@link Record#ABSENT} (a version of -1
+     *     would make the write unconditional)
      */
-    Issued issue(
-            String tokenPath, String lockNodePath, long sessionId, CompletableFuture<Record> prefetched, long waitNanos)
-            throws KeeperException, InterruptedException, TimeoutException {
-        CompletableFuture<Record> pending = prefetched;
-        while (true) {
-            ZooKeeper zooKeeper = nodes.connectedHandle();
-            if (zooKeeper.getSessionId() != sessionId) {
-                throw new KeeperException.SessionExpiredException();
-            }
-            Record record = pending == null ? null : awaitOrNull(pending, waitNanos);
-            if (record == null) {
-                record = LockNodes.await(read(zooKeeper, tokenPath), waitNanos);
-            }
-            if (!record.exists()) {
-                createTokenNode(tokenPath);
-                pending = null;
-                continue;
-            }
-            long sentNanos = clock.nanoTime();
-            Stat written = LockNodes.await(write(zooKeeper, tokenPath, lockNodePath, record), waitNanos);
-            if (written == null) {
-                log.debug("Token node {} changed or vanished before this write; reading it again", tokenPath);
-                pending = null;
-                continue;
-            }
-            return new Issued(TokenOrder.next(record.lastIssued(), written.getMtime()), sentNanos);
+    CuratorOp recordOp(String tokenPath, Record record) throws Exception {
+        if (!record.exists()) {
+            throw new IllegalStateException("token node " + tokenPath + " must exist before a token is recorded on it");
         }
-    }
-
-    private CompletableFuture<Record> read(ZooKeeper zooKeeper, String tokenPath) {
-        CompletableFuture<Record> answer = new CompletableFuture<>();
-        zooKeeper.getData(
-                nodes.inNamespace(tokenPath),
-                false,
-                (rc, path, ctx, data, stat) -> {
-                    KeeperException.Code code = KeeperException.Code.get(rc);
-                    if (code == KeeperException.Code.OK) {
-                        answer.complete(Record.of(tokenPath, data, stat));
-                    } else if (code == KeeperException.Code.NONODE) {
-                        answer.complete(Record.ABSENT);
-                    } else {
-                        answer.completeExceptionally(KeeperException.create(code, path));
-                    }
-                },
-                null);
-        return answer;
+        byte[] data = Long.toString(record.lastIssued()).getBytes(StandardCharsets.US_ASCII);
+        return curator.transactionOp().setData().withVersion(record.version()).forPath(tokenPath, data);
     }
 
     /**
-     * The conditional write of step 2. Completes with the token node's new stat; with null if the
-     * token node changed or vanished since {@code record} was read (read again); exceptionally
-     * with {@link KeeperException.NoNodeException} for the lock node if the grant's node is gone,
-     * or with the server's error.
+     * The token node after {@link #recordOp} of {@code before} succeeded with {@code written}, now
+     * remembered: its last issued token, {@code next(before.lastIssued, mtime)}, is the token of the
+     * transaction's contender.
      */
-    private CompletableFuture<Stat> write(ZooKeeper zooKeeper, String tokenPath, String lockNodePath, Record record) {
-        byte[] data = Long.toString(record.lastIssued()).getBytes(StandardCharsets.US_ASCII);
-        List<Op> ops = List.of(
-                Op.check(nodes.inNamespace(lockNodePath), -1),
-                Op.setData(nodes.inNamespace(tokenPath), data, record.version()));
-        CompletableFuture<Stat> answer = new CompletableFuture<>();
-        zooKeeper.multi(
-                ops,
-                (rc, path, ctx, results) -> {
-                    KeeperException.Code code = KeeperException.Code.get(rc);
-                    if (code == KeeperException.Code.OK) {
-                        answer.complete(((OpResult.SetDataResult) results.get(1)).getStat());
-                    } else if (failedFirst(results, KeeperException.Code.NONODE)) {
-                        answer.completeExceptionally(KeeperException.create(KeeperException.Code.NONODE, lockNodePath));
-                    } else if (code == KeeperException.Code.BADVERSION || code == KeeperException.Code.NONODE) {
-                        answer.complete(null);
-                    } else {
-                        answer.completeExceptionally(KeeperException.create(code, tokenPath));
-                    }
-                },
-                null);
-        return answer;
-    }
-
-    /** Whether a failed transaction's first operation failed with {@code code}. */
-    private static boolean failedFirst(List<OpResult> results, KeeperException.Code code) {
-        return results != null
-                && !results.isEmpty()
-                && results.get(0) instanceof OpResult.ErrorResult error
-                && error.getErr() == code.intValue();
+    Record written(String tokenPath, Record before, Stat written) {
+        Record after = new Record(true, TokenOrder.next(before.lastIssued(), written.getMtime()), written.getVersion());
+        hints.remember(tokenPath, after);
+        return after;
     }
 
     /** Creates the token node with "no earlier token"; a node that appeared meanwhile is fine. */
-    private void createTokenNode(String tokenPath) throws KeeperException, InterruptedException {
+    void createTokenNode(String tokenPath) throws Exception {
         try {
             curator.create().creatingParentsIfNeeded().forPath(tokenPath, "0".getBytes(StandardCharsets.US_ASCII));
         } catch (KeeperException.NodeExistsException e) {
             // Another client's first grant created it; read it.
-        } catch (KeeperException | InterruptedException e) {
-            throw e;
-        } catch (Exception e) {
-            throw (KeeperException) new KeeperException.ConnectionLossException().initCause(e);
         }
     }
-
-    private static Record awaitOrNull(CompletableFuture<Record> pending, long waitNanos) throws InterruptedException {
-        try {
-            return LockNodes.await(pending, waitNanos);
-        } catch (KeeperException | TimeoutException e) {
-            return null;
-        }
-    }
-
-    /** A token issued: its value, and when the write that also confirmed the lock node was sent. */
-    record Issued(long token, long sentNanos) {}
 
     /**
-     * What one read of a token node found: the last token issued ({@code next(data, mtime)}), and
-     * the node's version for the conditional write; {@link #ABSENT} when there is no node.
+     * What one read (or this client's last write) of a token node found: the last token issued
+     * ({@code next(data, mtime)}), and the node's version for the conditional write; {@link
+     * #ABSENT} when there is no node.
      */
     record Record(boolean exists, long lastIssued, int version) {
         static final Record ABSENT = new Record(false, 0, -1);

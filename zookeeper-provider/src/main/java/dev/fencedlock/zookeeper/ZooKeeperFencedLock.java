@@ -3,7 +3,6 @@ package dev.fencedlock.zookeeper;
 import dev.fencedlock.spi.AbstractFencedLock;
 import dev.fencedlock.spi.LeaseRequest;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
@@ -21,8 +20,12 @@ import org.apache.zookeeper.data.Stat;
  *       come, throw {@link dev.fencedlock.LockUnavailableException}.
  *   <li>Note the {@link ConnectionWatch#interruptions() interruption count}, then run a new {@code
  *       InterProcessMutex} with {@link LockNodeDriver}: it creates a protected ephemeral-sequential
- *       node whose create reply carries the node's {@code Stat}, and waits in line for its turn
- *       until the deadline.
+ *       node in one transaction with the record of the node's fencing token ({@link LockTokens}),
+ *       and waits in line for its turn until the deadline. The token follows the one token order
+ *       of all backends ({@link dev.fencedlock.spi.TokenOrder}): at least the leader's wall clock
+ *       at the create shifted left 16 bits, and above every token issued earlier for the lock name
+ *       in this ensemble, also after its container node was reaped or its transaction ids
+ *       restarted. Tokens grow in the order of the creates, which is the order of the grants.
  *   <li>Check the grant before handing it out. The node must belong to the session the client has
  *       now: after a session expired and a new one was opened, Curator can still see the old
  *       session's node, not yet deleted, first in line, and would report a grant that the server
@@ -30,13 +33,10 @@ import org.apache.zookeeper.data.Stat;
  *       acquisition starts again, unless the wait is over: then the acquisition ends empty, so a
  *       grant that can never be handed out (a lease time shorter than a round trip) cannot make it
  *       spin.
- *   <li>Issue the fencing token ({@link LockTokens}): one transaction that checks the lock node
- *       still exists and records the token on the lock's token node. The token follows the one
- *       token order of all backends ({@link dev.fencedlock.spi.TokenOrder}): at least the leader's
- *       wall clock at that write shifted left 16 bits, and above every token issued earlier for
- *       the lock name in this ensemble, also after its container node was reaped or its
- *       transaction ids restarted. The lease's validity counts from that write's send time, since
- *       its answer shows the node still there.
+ *   <li>Count the lease's validity from the create's send time, whose answer showed the node
+ *       owned; a grant that waited in line longer than a third of its lease window confirms its
+ *       node with an ownership check first ({@link LockNodes#read}, a read, not a write) and counts
+ *       from that check instead.
  *   <li>Track the lease in the {@link ConnectionWatch}. If the connection was interrupted at any
  *       point since step 2, the lease may have missed that event, so the node's existence and
  *       owner are confirmed with the server; a grant that cannot be confirmed is discarded as in
@@ -49,11 +49,12 @@ import org.apache.zookeeper.data.Stat;
  * per instance, and its {@code release()} must run on the acquiring thread. A new instance makes
  * every acquisition a new contender (so a second acquire from the same thread waits in line, as
  * the contract requires) and lets the lease release from any thread by deleting exactly its own
- * node. The instance is cheap to build (no I/O), and the round trips are those of the plain recipe,
- * create, list children (plus a watch on the predecessor while waiting) and delete on release, plus
- * the token write of step 4 (the token node's read goes out with the create).
- * {@code InterProcessSemaphoreMutex} would also be non-reentrant, but it needs a lease node and an
- * inner mutex, about twice the round trips.
+ * node. The instance is cheap to build (no I/O), and the requests are those of the plain recipe:
+ * create (here a transaction that also records the token), list children (plus a watch on the
+ * predecessor while waiting) and delete on release, so two writes per grant. The token node is
+ * read only when this client does not know its current version ({@link TokenHints}: first use of
+ * the lock name, or another contender wrote it since). {@code InterProcessSemaphoreMutex} would also be
+ * non-reentrant, but it needs a lease node and an inner mutex, about twice the round trips.
  *
  * <p>Thread-safety: thread-safe; each acquisition's state is confined to its thread.
  */
@@ -88,8 +89,7 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
         while (true) {
             provider.awaitConnected(request);
             long interruptionsBefore = provider.watch().interruptions();
-            CompletableFuture<LockTokens.Record> tokenRead = provider.tokens().prefetch(tokenPath);
-            LockNodeDriver driver = new LockNodeDriver(runtime().clock());
+            LockNodeDriver driver = new LockNodeDriver(runtime().clock(), provider.tokens(), tokenPath);
             boolean acquired;
             try {
                 acquired = new InterProcessMutex(provider.curator(), lockPath, driver)
@@ -108,7 +108,7 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
                 return Optional.empty();
             }
             long grantedAtNanos = runtime().clock().nanoTime();
-            Optional<ZooKeeperLease> lease = confirm(request, driver, tokenRead, interruptionsBefore, grantedAtNanos);
+            Optional<ZooKeeperLease> lease = confirm(request, driver.created(), interruptionsBefore, grantedAtNanos);
             if (lease.isPresent() || waitLeftNanos(request) <= 0) {
                 return lease;
             }
@@ -116,45 +116,46 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
     }
 
     /**
-     * Steps 3 to 5 of the acquisition: checks the grant, issues its token and hands the lease out,
-     * or discards the grant (recording why in {@code request}) and returns empty.
+     * Steps 3 to 5 of the acquisition: checks the grant and hands the lease out with the token its
+     * lock node was created with, or discards the grant (recording why in {@code request}) and
+     * returns empty.
      */
     private Optional<ZooKeeperLease> confirm(
-            LeaseRequest request,
-            LockNodeDriver driver,
-            CompletableFuture<LockTokens.Record> tokenRead,
-            long interruptionsBefore,
-            long grantedAtNanos)
+            LeaseRequest request, LockNodeDriver.Created created, long interruptionsBefore, long grantedAtNanos)
             throws InterruptedException {
-        String nodePath = driver.createdPath();
+        String nodePath = created.path();
         LockNodes.Session session = provider.nodes().currentSession();
         ZooKeeperLease lease;
         try {
             if (!session.exists()) {
                 return discard(request, nodePath, "the client has no session now");
             }
-            long waitNanos = SessionBound.requestTimeoutNanos(session.timeoutMs());
-            Stat stat = driver.createdStat();
-            if (stat == null) {
-                stat = provider.nodes().read(nodePath, waitNanos).stat();
-            }
-            if (stat == null) {
-                return discard(request, nodePath, "its lock node is gone");
-            }
-            if (stat.getEphemeralOwner() != session.id()) {
+            if (created.sessionId() != session.id()) {
                 return discard(
                         request, nodePath, "its lock node belongs to an earlier session, which the server will expire");
             }
-            LockTokens.Issued issued = provider.tokens().issue(tokenPath, nodePath, session.id(), tokenRead, waitNanos);
+            long confirmedSentNanos = created.sentNanos();
+            if (waitedLong(request, session, grantedAtNanos - confirmedSentNanos)) {
+                LockNodes.NodeRead read =
+                        provider.nodes().read(nodePath, SessionBound.requestTimeoutNanos(session.timeoutMs()));
+                Stat stat = read.stat();
+                if (stat == null) {
+                    return discard(request, nodePath, "its lock node is gone");
+                }
+                if (stat.getEphemeralOwner() != session.id() || stat.getCzxid() != created.czxid()) {
+                    return discard(request, nodePath, "its lock node is no longer this session's");
+                }
+                confirmedSentNanos = read.sentNanos();
+            }
             lease = new ZooKeeperLease(
                     this,
                     request,
                     nodePath,
-                    issued.token(),
-                    stat.getCzxid(),
+                    created.token(),
+                    created.czxid(),
                     session,
                     grantedAtNanos,
-                    issued.sentNanos());
+                    confirmedSentNanos);
         } catch (InterruptedException e) {
             provider.nodes().delete(nodePath, 0);
             throw e;
@@ -186,6 +187,18 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
             // From here on the lease is tracked: only closing it lets the connection watch go of it.
             return discard(request, lease, "the grant could not be confirmed: " + e);
         }
+    }
+
+    /**
+     * Whether a grant came so long after its lock node's create that the create's answer no longer
+     * vouches for a useful validity: more than a third of the lease's window (the lease time or the
+     * session bound, whichever is shorter), the period after which a lease is checked anyway. Such a
+     * grant (one that waited in line) confirms its node with an ownership check first.
+     */
+    private static boolean waitedLong(LeaseRequest request, LockNodes.Session session, long sinceCreateNanos) {
+        long window =
+                Math.min(SessionBound.nanos(request.leaseTime()), SessionBound.validityNanos(session.timeoutMs()));
+        return sinceCreateNanos > window / 3;
     }
 
     private Optional<ZooKeeperLease> discard(LeaseRequest request, String nodePath, String reason) {

@@ -80,7 +80,7 @@ final class ZooKeeperLease extends AbstractLease {
      * @param session the session that owns the node, with its negotiated timeout
      * @param grantedAtNanos when the recipe reported the grant; a fixed lease's time counts from here
      * @param confirmedSentNanos when the last request that found the node owned by {@code session}
-     *     was sent (the token write, which checks the node in the same transaction)
+     *     was sent (the create, or an ownership check after a long wait in line)
      */
     ZooKeeperLease(
             ZooKeeperFencedLock lock,

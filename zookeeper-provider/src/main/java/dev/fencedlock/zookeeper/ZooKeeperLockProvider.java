@@ -70,7 +70,7 @@ final class ZooKeeperLockProvider implements LockProvider {
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.watch = Objects.requireNonNull(watch, "watch");
         this.nodes = new LockNodes(curator, runtime.clock(), runtime.scheduler());
-        this.tokens = new LockTokens(curator, nodes, runtime.clock());
+        this.tokens = new LockTokens(curator);
         curator.getConnectionStateListenable().addListener(watch);
     }
 

@@ -9,6 +9,7 @@ import dev.fencedlock.zookeeper.ZooKeeperTestSupport.TestClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -25,12 +26,13 @@ import org.junit.jupiter.api.Test;
  */
 class ZooKeeperTokensIT {
     private static final String LOCK = "tokens-it";
+    private static final String CONTAINER_INTERVAL = "znode.container.checkIntervalMs";
 
     /**
      * Grants that follow each other within one millisecond of the leader's clock share the clock
      * part; the recorded previous token keeps them apart. Two clients take turns as fast as they
-     * can, one always waiting in line while the other holds, so that the waiter's prefetched read
-     * of the token node is stale when it is granted.
+     * can, one always joining the line while the other holds, so that each client's last known
+     * version of the token node is stale when it joins (the other wrote it since).
      */
     @Test
     void tokensOfBackToBackGrantsAreStrictlyIncreasing() throws Exception {
@@ -71,6 +73,80 @@ class ZooKeeperTokensIT {
                 }
             } finally {
                 threads.shutdownNow();
+            }
+        }
+    }
+
+    /**
+     * A token is issued when its contender joins the line, in the create's own transaction, not
+     * when it is granted: a waiter's token carries the leader's clock at its join. It is above the
+     * holder's token before it, and below what any backend issues after the join (the floor of a
+     * later clock reading): the order across backends counts from the join ({@link LockTokens}).
+     */
+    @Test
+    void aWaitersTokenCarriesTheClockOfItsJoinNotOfItsGrant() throws Exception {
+        try (TestingServer server = ZooKeeperTestSupport.startServer();
+                TestClient holder = client(server);
+                TestClient waiter = client(server)) {
+            CuratorFramework observer = ZooKeeperTestSupport.observer(server.getConnectString());
+            ExecutorService thread = Executors.newSingleThreadExecutor();
+            try {
+                ZooKeeperFencedLock lock = holder.lock(LOCK);
+                Lease first = lock.acquire(Duration.ofSeconds(10));
+                Future<Lease> second = thread.submit(() -> waiter.lock(LOCK).acquire(Duration.ofSeconds(30)));
+                List<String> line = ZooKeeperTestSupport.awaitChildren(observer, lock.lockPath(), n -> n.size() == 2);
+                String waiterNode = line.stream()
+                        .max(Comparator.comparing(n -> n.substring(n.lastIndexOf("-lock-"))))
+                        .orElseThrow();
+                long joinMillis = observer.checkExists()
+                        .forPath(ZooKeeperTestSupport.child(lock.lockPath(), waiterNode))
+                        .getCtime();
+                awaitClockPast(TokenOrder.floor(joinMillis));
+                long floorAfterJoin = TokenOrder.floor(System.currentTimeMillis());
+                first.close();
+                try (Lease granted = second.get(30, TimeUnit.SECONDS)) {
+                    assertThat(granted.token()).isGreaterThan(first.token());
+                    assertThat(TokenOrder.epochMillis(granted.token()))
+                            .as("the clock part of the waiter's token is the leader's clock at its join")
+                            .isEqualTo(joinMillis);
+                    assertThat(granted.token())
+                            .as("below the floor of any grant made after the join, though granted after it")
+                            .isLessThan(floorAfterJoin);
+                }
+            } finally {
+                thread.shutdownNow();
+                observer.close();
+            }
+        }
+    }
+
+    /**
+     * A grant costs the server two writes, the create (which records the token in the same
+     * transaction) and the delete, as Curator's own mutex: every write takes one transaction id, so
+     * ten acquisitions and releases by a client that holds the lock alone move the last
+     * transaction id by exactly twenty.
+     */
+    @Test
+    void aGrantCostsTheServerTwoWrites() throws Exception {
+        TestingServer started;
+        System.setProperty(CONTAINER_INTERVAL, Long.toString(Duration.ofHours(1).toMillis()));
+        try {
+            started = ZooKeeperTestSupport.startServer(); // no container reaping (a write) meanwhile
+        } finally {
+            System.clearProperty(CONTAINER_INTERVAL);
+        }
+        try (TestingServer server = started;
+                TestClient client = client(server)) {
+            CuratorFramework observer = ZooKeeperTestSupport.observer(server.getConnectString());
+            try {
+                acquireAndRelease(client, 1); // creates the token node and the container
+                long before = probeZxid(observer);
+                acquireAndRelease(client, 10);
+                assertThat(probeZxid(observer) - before - 1)
+                        .as("writes for 10 grants")
+                        .isEqualTo(20);
+            } finally {
+                observer.close();
             }
         }
     }
@@ -150,6 +226,18 @@ class ZooKeeperTokensIT {
         while (System.currentTimeMillis() <= TokenOrder.epochMillis(token)) {
             Thread.sleep(1);
         }
+    }
+
+    /**
+     * The id of a new transaction that touches nothing of the lock (a {@code setData} on a node of
+     * its own): the writes between two probes are the difference less one.
+     */
+    private static long probeZxid(CuratorFramework observer) throws Exception {
+        String probe = "/zxid-probe";
+        if (observer.checkExists().forPath(probe) == null) {
+            observer.create().forPath(probe);
+        }
+        return observer.setData().forPath(probe, new byte[0]).getMzxid();
     }
 
     private static long lastIssued(CuratorFramework observer, String tokenPath) throws Exception {

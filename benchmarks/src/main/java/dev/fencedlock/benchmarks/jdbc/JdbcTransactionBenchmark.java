@@ -6,6 +6,7 @@ import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.benchmarks.BenchEnv;
+import dev.fencedlock.jdbc.FencedTables;
 import dev.fencedlock.jdbc.JdbcFencing;
 import java.io.IOException;
 import java.io.InputStream;
@@ -37,7 +38,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * take a pooled connection, switch autocommit off and back, and roll back on failure; the fenced one
  * adds the guard statement and the lease check. {@code mode=round-trip} is the unfenced transaction
  * with one more statement first ({@code select 1}): what one more round trip costs, the floor of any
- * guard that is a statement of its own. The teardown checks that every increment was committed.
+ * guard that is a statement of its own. {@code mode=fenced-protected} is the fenced transaction on a
+ * table {@link FencedTables#protect protected} by the database's trigger. The teardown checks that
+ * every increment was committed.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -48,7 +51,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class JdbcTransactionBenchmark {
     private static final long ROW = 1;
 
-    @Param({"unfenced", "round-trip", "fenced"})
+    @Param({"unfenced", "round-trip", "fenced", "fenced-protected"})
     public String mode;
 
     private HikariDataSource dataSource;
@@ -71,6 +74,9 @@ public class JdbcTransactionBenchmark {
             statement.execute(migration());
             statement.execute("create table bench_counter (id bigint primary key, counter_value bigint not null)");
             statement.execute("insert into bench_counter values (" + ROW + ", 0)");
+        }
+        if (mode.equals("fenced-protected")) {
+            FencedTables.protect(dataSource, "bench_counter");
         }
         locks = LockClient.create(LockConfig.builder().backend("local").build());
         lease = locks.lock("bench:jdbc").acquire(Duration.ofSeconds(5), Duration.ofHours(1));
@@ -102,7 +108,8 @@ public class JdbcTransactionBenchmark {
     @Benchmark
     public long readModifyWrite() throws SQLException {
         long value = switch (mode) {
-            case "fenced" -> JdbcFencing.inTransaction(dataSource, lease, JdbcTransactionBenchmark::increment);
+            case "fenced", "fenced-protected" ->
+                JdbcFencing.inTransaction(dataSource, lease, JdbcTransactionBenchmark::increment);
             case "round-trip" -> unfenced(true);
             default -> unfenced(false);
         };

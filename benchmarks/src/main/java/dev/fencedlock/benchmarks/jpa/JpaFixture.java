@@ -3,6 +3,7 @@ package dev.fencedlock.benchmarks.jpa;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencedlock.benchmarks.BenchEnv;
+import dev.fencedlock.jdbc.FencedTables;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.EntityTransaction;
@@ -80,6 +81,15 @@ public final class JpaFixture implements AutoCloseable {
     }
 
     /** Inserts {@code row} in its own transaction. */
+    /** Protects {@code table} with the database's trigger ({@link FencedTables#protect}). */
+    public void protect(String table) {
+        try {
+            FencedTables.protect(dataSource, table);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("cannot protect " + table, e);
+        }
+    }
+
     public void insert(Object row) {
         inTransaction(em -> em.persist(row));
     }

@@ -19,6 +19,7 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.ThreadParams;
 import org.redisson.RedissonRedLock;
+import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 
@@ -34,6 +35,9 @@ import org.redisson.api.RedissonClient;
  *   <li>{@code redLock*}: {@link RedissonRedLock} over the same five servers fencedlock uses, the
  *       anchor for fencedlock redlock with five nodes. Redisson deprecates it in favour of RLock on
  *       a replicated deployment, but it is still the Redlock algorithm Redisson ships.
+ *   <li>{@code fencedLock*}: {@link RFencedLock} on one Redis server, Redisson's lock with a fencing
+ *       token: {@code tryLockAndGetToken(wait)} (watchdog-renewed), then {@code unlock()}; the
+ *       anchor for fencedlock redlock with one node and its token read.
  * </ul>
  */
 @BenchmarkMode(Mode.Throughput)
@@ -86,6 +90,28 @@ public class RedissonBenchmark {
         }
     }
 
+    @State(Scope.Thread)
+    public static class FencedSingleNodeLock {
+        RFencedLock lock;
+
+        @Setup(Level.Trial)
+        public void setUp(Clients clients, ThreadParams thread) {
+            lock = clients.first(1).get(0).getFencedLock("bench:rfencedlock:" + thread.getThreadIndex());
+        }
+    }
+
+    static long lockReadTokenAndUnlock(RFencedLock lock, SlowAcquires slow) throws InterruptedException {
+        long start = System.nanoTime();
+        Long token = lock.tryLockAndGetToken(Backends.UNCONTENDED_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        if (token == null) {
+            throw new IllegalStateException(
+                    "uncontended " + lock.getName() + " not granted within " + Backends.UNCONTENDED_WAIT);
+        }
+        slow.record(start);
+        lock.unlock();
+        return token;
+    }
+
     static boolean lockAndUnlock(RLock lock, SlowAcquires slow) throws InterruptedException {
         long start = System.nanoTime();
         if (!lock.tryLock(Backends.UNCONTENDED_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -119,5 +145,17 @@ public class RedissonBenchmark {
     @Threads(8)
     public boolean redLockEightThreads(FiveNodeLock lock, SlowAcquires slow) throws InterruptedException {
         return lockAndUnlock(lock.lock, slow);
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long fencedLockOneThread(FencedSingleNodeLock lock, SlowAcquires slow) throws InterruptedException {
+        return lockReadTokenAndUnlock(lock.lock, slow);
+    }
+
+    @Benchmark
+    @Threads(8)
+    public long fencedLockEightThreads(FencedSingleNodeLock lock, SlowAcquires slow) throws InterruptedException {
+        return lockReadTokenAndUnlock(lock.lock, slow);
     }
 }

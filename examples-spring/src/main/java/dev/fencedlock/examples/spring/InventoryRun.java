@@ -1,7 +1,10 @@
 package dev.fencedlock.examples.spring;
 
+import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
+import dev.fencedlock.LockConfig;
 import dev.fencedlock.spring.FencedWriteRefusedException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -50,6 +53,7 @@ class InventoryRun {
         AtomicInteger sold = new AtomicInteger();
         AtomicInteger refused = new AtomicInteger();
         AtomicInteger staleRefused = new AtomicInteger();
+        OldBackendOutcome old = oldBackendInstanceOrders(names.get(0), sold);
         ExecutorService pool = Executors.newFixedThreadPool(workers + 1);
         try {
             List<Future<?>> running = new ArrayList<>();
@@ -116,9 +120,73 @@ class InventoryRun {
                 "  [%s] sold + remaining = initial (%d + %d = %d)%n", mark(conserved), sold.get(), remaining, initial);
         System.out.printf("  [%s] orders = units sold (%d = %d)%n", mark(ordersMatch), orders, sold.get());
         System.out.printf("  [%s] the stalled worker's late write was refused%n", mark(staleRejected));
-        boolean ok = noOversell && conserved && ordersMatch && staleRejected;
+        System.out.printf(
+                "  writes refused by the database's fence condition %d (%s)%n",
+                old == OldBackendOutcome.REFUSED_BY_DATABASE ? 1 : 0, old.description());
+        boolean databaseRefused = old == OldBackendOutcome.REFUSED_BY_DATABASE;
+        System.out.printf(
+                "  [%s] the write of an instance still on the old backend, holding the lock at the same time,"
+                        + " was refused by the database%n",
+                mark(databaseRefused));
+        boolean ok = noOversell && conserved && ordersMatch && staleRejected && databaseRefused;
         System.out.println(ok ? "All invariants hold." : "INVARIANT VIOLATED.");
         return ok ? 0 : 1;
+    }
+
+    /** What became of the order of the instance on the old backend. */
+    enum OldBackendOutcome {
+        REFUSED_BY_DATABASE("the fence row held a newer token when its transaction began"),
+        REFUSED_LEASE_INVALID("refused, but only because its lease had run out: not the database's doing"),
+        ACCEPTED("ACCEPTED: a write under an overlapping lock got through"),
+        NOT_SHOWN("not shown: the local backend lives in this process, so no second instance can hold its locks");
+
+        private final String description;
+
+        OldBackendOutcome(String description) {
+            this.description = description;
+        }
+
+        String description() {
+            return description;
+        }
+    }
+
+    /**
+     * An instance still on the old backend during a rolling switch of {@code fencedlock.backend}
+     * (here the in-process {@code local} backend stands for it): it takes the SKU's lock from its
+     * own lock service, so it holds the lock while a worker of this instance takes it from the
+     * current backend and sells. Both believe their lease valid. When the old instance then sells,
+     * its transaction's first statement meets the newer worker's larger token in the fence row
+     * (tokens of all backends are in one order), and the database refuses it.
+     */
+    private OldBackendOutcome oldBackendInstanceOrders(String sku, AtomicInteger sold) throws InterruptedException {
+        if (client.config().backend().equals("local")) {
+            return OldBackendOutcome.NOT_SHOWN;
+        }
+        try (LockClient oldBackend =
+                        LockClient.create(LockConfig.builder().backend("local").build());
+                Lease stale =
+                        oldBackend.lock("inventory:" + sku).acquire(Duration.ofSeconds(5), Duration.ofSeconds(30))) {
+            // tokens of two backends are ordered by the granting clocks' milliseconds (TokenOrder):
+            // the current backend's grant comes a few milliseconds later, as it would in any real overlap
+            long later = System.currentTimeMillis() + 3;
+            while (System.currentTimeMillis() <= later) {
+                Thread.onSpinWait();
+            }
+            if (desk.order(sku, "worker-on-the-current-backend")) {
+                sold.incrementAndGet();
+            }
+            try {
+                if (desk.orderUnder(stale, sku, "instance-on-the-old-backend")) {
+                    sold.incrementAndGet();
+                }
+                return OldBackendOutcome.ACCEPTED;
+            } catch (FencedWriteRefusedException refused) {
+                return refused.newerToken().isPresent()
+                        ? OldBackendOutcome.REFUSED_BY_DATABASE
+                        : OldBackendOutcome.REFUSED_LEASE_INVALID;
+            }
+        }
     }
 
     private static String mark(boolean holds) {

@@ -2,6 +2,7 @@ package dev.fencedlock.examples.spring;
 
 import dev.fencedlock.Lease;
 import dev.fencedlock.spring.CurrentLease;
+import dev.fencedlock.spring.FencedTransactions;
 import dev.fencedlock.spring.Locked;
 import java.util.concurrent.TimeUnit;
 import org.springframework.stereotype.Service;
@@ -16,22 +17,38 @@ import org.springframework.transaction.annotation.Transactional;
 public class OrderDesk {
     private final Stock stock;
     private final Sales sales;
+    private final FencedTransactions fencedTransactions;
 
-    OrderDesk(Stock stock, Sales sales) {
+    OrderDesk(Stock stock, Sales sales, FencedTransactions fencedTransactions) {
         this.stock = stock;
         this.sales = sales;
+        this.fencedTransactions = fencedTransactions;
     }
 
     /** Sells one unit; false when the SKU is sold out. */
     @Locked(value = "'inventory:' + #sku", waitTime = "30s", leaseTime = "10s")
     @Transactional
     public boolean order(String sku, String worker) {
+        return sellOne(sku, worker, CurrentLease.get().orElseThrow().token());
+    }
+
+    /**
+     * Sells one unit under a lease the caller took and keeps (the programmatic form of {@link
+     * #order}); false when the SKU is sold out.
+     *
+     * @throws dev.fencedlock.spring.FencedWriteRefusedException when the fence refuses the lease
+     */
+    public boolean orderUnder(Lease lease, String sku, String worker) {
+        return fencedTransactions.run(lease, status -> sellOne(sku, worker, lease.token()));
+    }
+
+    private boolean sellOne(String sku, String worker, long token) {
         StockItem item = stock.findById(sku).orElseThrow();
         if (item.quantity() <= 0) {
             return false;
         }
         item.takeOne();
-        sales.save(new Sale(sku, worker, CurrentLease.get().orElseThrow().token()));
+        sales.save(new Sale(sku, worker, token));
         return true;
     }
 

@@ -3,36 +3,48 @@ package dev.fencedlock.examples.inventory;
 import java.time.Duration;
 
 /**
- * A fault injected into one order's transaction, after the stock was read and decremented and
- * before the write is flushed.
+ * A fault injected into one order: after its lock was granted and before its transaction begins
+ * ({@link #beforeTransaction}), or inside the transaction, after the stock was read and decremented
+ * and before the write is flushed ({@link #duringTransaction}).
  */
-@FunctionalInterface
 interface Interference {
     /** Nothing happens: the ordinary case. */
-    Interference NONE = (lockName, sku, fenceRead) -> {};
+    Interference NONE = new Interference() {};
 
-    void duringTransaction(String lockName, String sku, long fenceRead) throws Exception;
+    /** Called with the lock held and no transaction begun yet. */
+    default void beforeTransaction(String lockName, String sku) throws Exception {}
+
+    /** Called inside the transaction, with the fence value the transaction read. */
+    default void duringTransaction(String lockName, String sku, long fenceRead) throws Exception {}
 
     /** The worker pauses, as a process in a long GC pause would, past its lease. */
     static Interference stall(Duration pause) {
-        return (lockName, sku, fenceRead) -> Thread.sleep(pause.toMillis());
+        return new Interference() {
+            @Override
+            public void duringTransaction(String lockName, String sku, long fenceRead) throws InterruptedException {
+                Thread.sleep(pause.toMillis());
+            }
+        };
     }
 
     /**
-     * The lock fails under the worker while its lease still looks valid: the grant is deleted on
-     * the backend, and the worker waits (up to {@code patience}) until another worker has taken the
-     * lock and committed a sale of the same SKU.
+     * The lock fails under the worker right after it was granted, while its lease still looks
+     * valid (think of a Redis node that lost its data, or an operator deleting a "stuck" lock,
+     * during a pause of the worker): the grant is deleted on the backend, and a newer holder takes
+     * the lock and sells a unit of the same SKU before the worker's own transaction begins. That
+     * transaction's first statement, the fence guard, then meets the newer token in the database,
+     * which refuses it. The newer holder's order is counted in {@code tally} like any other.
      */
-    static Interference breakLock(
-            LockBreaker breaker, InventoryDatabase database, Duration patience, WorkerTally tally) {
-        return (lockName, sku, fenceRead) -> {
-            breaker.breakHolder(lockName);
-            long deadline = System.nanoTime() + patience.toNanos();
-            while (database.fence(sku) == fenceRead && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            if (database.fence(sku) != fenceRead) {
-                tally.noteBrokenLockOvertaken();
+    static Interference breakLock(LockBreaker breaker, OrderPlacer placer, WorkerTally tally) {
+        return new Interference() {
+            @Override
+            public void beforeTransaction(String lockName, String sku) throws Exception {
+                breaker.breakHolder(lockName);
+                OrderOutcome newer = placer.place(sku, "newer-holder", NONE, tally.waits());
+                tally.count(newer);
+                if (newer == OrderOutcome.SOLD) {
+                    tally.noteBrokenLockOvertaken();
+                }
             }
         };
     }

@@ -12,6 +12,9 @@ import java.util.function.IntFunction;
  * invariant holds, 1 when one does not, 2 on bad arguments.
  */
 public final class InventoryApp {
+    /** The shortest lease of the order whose lock is broken; see {@link #orderUnderABrokenLock}. */
+    static final Duration BROKEN_ORDER_LEASE = Duration.ofSeconds(10);
+
     private InventoryApp() {}
 
     public static void main(String[] args) {
@@ -74,7 +77,8 @@ public final class InventoryApp {
                 out.println(
                         canBreak(locks)
                                 ? "worker " + settings.breakWorker().getAsInt()
-                                        + " has its lock deleted on the backend during its first transaction"
+                                        + " has its lock deleted on the backend before its first transaction,"
+                                        + " and a newer holder writes first"
                                 : "no lock is broken: the " + locks.config().backend()
                                         + " backend lives inside this process");
             }
@@ -130,15 +134,43 @@ public final class InventoryApp {
         boolean breaking = settings.breakWorker().isPresent() && canBreak(locks);
         try (LockClient client = LockClient.create(locks.config());
                 LockBreaker breaker = breaking ? LockBreaker.forConfig(locks.config()) : null) {
-            Interference stall = Interference.stall(settings.stall());
-            Interference breakLock = breaking
-                    ? Interference.breakLock(
-                            breaker, database, settings.lease().multipliedBy(3).dividedBy(5), tally)
-                    : Interference.NONE;
-            IntFunction<Interference> firstOrder = index ->
-                    settings.stalls(index) ? stall : settings.breaksLock(index) ? breakLock : Interference.NONE;
             OrderPlacer placer = new OrderPlacer(client, database.entityManagerFactory(), settings.lease());
+            if (breaking) {
+                orderUnderABrokenLock(settings, client, database, breaker, placer, tally);
+            }
+            Interference stall = Interference.stall(settings.stall());
+            IntFunction<Interference> firstOrder = index -> settings.stalls(index) ? stall : Interference.NONE;
             new Workers(placer, settings, tally, firstOrder).runAll();
+        }
+    }
+
+    /**
+     * The break-lock worker's first order, before the workers start: its lock is deleted on the
+     * backend right after the grant and a newer holder sells first, so its own transaction is
+     * refused by the database. It runs alone and with a lease of at least {@link
+     * #BROKEN_ORDER_LEASE}, so that the backend cannot tell the worker its lease was lost before
+     * the newer holder has committed (ZooKeeper checks a fixed lease's node every third of it): the
+     * worker still believes its lease valid, and only the database stands in its way.
+     */
+    private static void orderUnderABrokenLock(
+            RunSettings settings,
+            LockClient client,
+            InventoryDatabase database,
+            LockBreaker breaker,
+            OrderPlacer placer,
+            WorkerTally tally)
+            throws InterruptedException {
+        for (int index = 0; index < settings.workers(); index++) {
+            if (settings.breaksLock(index)) {
+                Duration lease =
+                        settings.lease().compareTo(BROKEN_ORDER_LEASE) > 0 ? settings.lease() : BROKEN_ORDER_LEASE;
+                OrderPlacer believer = new OrderPlacer(client, database.entityManagerFactory(), lease);
+                tally.count(believer.place(
+                        InventoryDatabase.skuName(0),
+                        "worker-" + (settings.workerOffset() + index),
+                        Interference.breakLock(breaker, placer, tally),
+                        tally.waits()));
+            }
         }
     }
 

@@ -46,9 +46,11 @@ final class OrderPlacer {
         if (granted.isEmpty()) {
             return OrderOutcome.LOCK_TIMEOUT;
         }
-        try (Lease held = granted.get();
-                FencingScope fenced = Fencing.bind(held)) {
-            return sellInTransaction(sku, worker, held.token(), interference);
+        try (Lease held = granted.get()) {
+            interfereBefore(interference, sku);
+            try (FencingScope fenced = Fencing.bind(held)) {
+                return sellInTransaction(sku, worker, held.token(), interference);
+            }
         }
     }
 
@@ -88,6 +90,16 @@ final class OrderPlacer {
             throw e;
         } finally {
             entityManager.close();
+        }
+    }
+
+    private static void interfereBefore(Interference interference, String sku) throws InterruptedException {
+        try {
+            interference.beforeTransaction(lockName(sku), sku);
+        } catch (InterruptedException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("Injecting the fault before the order for " + sku + " failed", e);
         }
     }
 

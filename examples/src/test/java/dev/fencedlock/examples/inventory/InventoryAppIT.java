@@ -41,6 +41,14 @@ class InventoryAppIT {
         assertThat(run.figure("sold")).isEqualTo(initial);
         assertThat(run.figure("remaining")).isZero();
         assertThat(run.figure("stale writes refused")).isGreaterThanOrEqualTo(1);
+        if (run.output().contains("has its lock deleted on the backend")) {
+            Matcher byDatabase =
+                    Pattern.compile("by the database's fence condition: (\\d+)").matcher(run.output());
+            assertThat(byDatabase.find()).as(run.output()).isTrue();
+            assertThat(Long.parseLong(byDatabase.group(1)))
+                    .as("writes the database itself refused, in:%n%s", run.output())
+                    .isGreaterThanOrEqualTo(1);
+        }
     }
 
     @Test
@@ -50,7 +58,7 @@ class InventoryAppIT {
                 .contains("zookeeper at")
                 .contains("(embedded)")
                 .contains("worker 1 has its lock deleted on the backend")
-                .contains("[ok] write under a broken lock refused");
+                .contains("[ok] write under a broken lock refused by the database");
         assertInvariantsHold(run, 60);
     }
 

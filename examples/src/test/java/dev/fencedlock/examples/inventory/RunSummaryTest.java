@@ -55,6 +55,10 @@ class RunSummaryTest {
 
     @Test
     void aWriteUnderABrokenLockThatTheDatabaseAcceptedFails() {
+        InventoryDatabase.Snapshot sane = new InventoryDatabase.Snapshot(0, 0, 100, 0);
+        assertThat(new RunSummary("test", 100, sane, tally(100, 0), false, true, Duration.ofSeconds(1)).passed())
+                .as("a break that nobody overtook shows nothing: the run must say it failed to show it")
+                .isFalse();
         WorkerTally overtakenButAccepted = tally(100, 0);
         overtakenButAccepted.noteBrokenLockOvertaken();
         InventoryDatabase.Snapshot consistent = new InventoryDatabase.Snapshot(0, 0, 100, 0);

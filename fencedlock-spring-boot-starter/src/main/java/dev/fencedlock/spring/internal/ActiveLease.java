@@ -1,6 +1,7 @@
 package dev.fencedlock.spring.internal;
 
 import dev.fencedlock.Lease;
+import dev.fencedlock.spring.FencedWriteRefusedException;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Optional;
@@ -15,6 +16,7 @@ public final class ActiveLease {
 
     private final Lease lease;
     private boolean transactionOpen;
+    private FencedWriteRefusedException refusedAtCommit;
 
     private ActiveLease(Lease lease) {
         this.lease = lease;
@@ -25,6 +27,30 @@ public final class ActiveLease {
         ActiveLease active = new ActiveLease(lease);
         CURRENT.get().push(active);
         return active;
+    }
+
+    /**
+     * Makes {@code lease} current and bound for fencing-jpa's entity stamping until the returned
+     * handle is closed, on this thread; for {@link dev.fencedlock.spring.CurrentLease#bind}.
+     */
+    public static AutoCloseable bind(Lease lease) {
+        ActiveLease active = push(lease);
+        AutoCloseable jpa;
+        try {
+            jpa = JpaBinding.PRESENT ? JpaBinding.bind(lease) : null;
+        } catch (RuntimeException | Error e) {
+            active.close();
+            throw e;
+        }
+        return () -> {
+            try {
+                if (jpa != null) {
+                    jpa.close();
+                }
+            } finally {
+                active.close();
+            }
+        };
     }
 
     /** The innermost lease of a locked call running on this thread; empty outside any. */
@@ -39,6 +65,21 @@ public final class ActiveLease {
     /** Whether a transaction fenced by this lease has begun and not yet completed. */
     boolean transactionOpen() {
         return transactionOpen;
+    }
+
+    /**
+     * Records that a transaction of this lease was refused at commit, so that the refusal reaches
+     * the caller even when the rollback that follows fails and the transaction manager throws that
+     * failure instead (the server may already have ended a transaction that sat idle past the
+     * lease).
+     */
+    void refusedAtCommit(FencedWriteRefusedException refusal) {
+        refusedAtCommit = refusal;
+    }
+
+    /** The refusal recorded by {@link #refusedAtCommit}, if any. */
+    Optional<FencedWriteRefusedException> refusalAtCommit() {
+        return Optional.ofNullable(refusedAtCommit);
     }
 
     void transactionOpened() {

@@ -2,12 +2,16 @@ package dev.fencedlock.spring.internal;
 
 import dev.fencedlock.Lease;
 import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.jdbc.FenceRowBusyException;
 import dev.fencedlock.jdbc.StaleTokenException;
+import dev.fencedlock.jdbc.internal.ConcurrencyFailures;
 import dev.fencedlock.spring.FencedWriteRefusedException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -97,31 +101,41 @@ public final class FenceGuardListener implements TransactionExecutionListener {
     private void enter(TransactionExecution transaction, Lease lease) {
         Connection connection = DataSourceUtils.getConnection(dataSource);
         try {
-            guard.enter(connection, lease.lockName(), lease.token());
+            guard.enter(connection, lease);
         } catch (StaleTokenException refused) {
             throw abandon(transaction, refusal(refused));
         } catch (SQLException failure) {
-            Optional<StaleTokenException> hidden = explain(connection, failure, lease);
-            throw abandon(
-                    transaction,
-                    hidden.<RuntimeException>map(FenceGuardListener::refusal)
-                            .orElseGet(() -> new DataAccessResourceFailureException(
-                                    "The fence guard of lock '" + lease.lockName() + "' failed: "
-                                            + failure.getMessage(),
-                                    failure)));
+            throw abandon(transaction, translate(connection, failure, lease));
         } catch (RuntimeException failure) {
             throw abandon(transaction, failure);
         }
     }
 
-    private Optional<StaleTokenException> explain(Connection connection, SQLException failure, Lease lease) {
+    /**
+     * A refusal hidden behind the failure as {@link FencedWriteRefusedException}; a wait for the row
+     * that ran out as {@link CannotAcquireLockException}; other concurrency failures (deadlock,
+     * serialization failure) as {@link ConcurrencyFailureException}, so that retry policies keyed
+     * on Spring's concurrency exceptions retry them; anything else as a resource failure.
+     */
+    private RuntimeException translate(Connection connection, SQLException failure, Lease lease) {
         try {
             connection.rollback();
-            return guard.explain(connection, failure, lease.lockName(), lease.token());
+            Optional<StaleTokenException> hidden = guard.explain(connection, failure, lease.lockName(), lease.token());
+            if (hidden.isPresent()) {
+                return refusal(hidden.get());
+            }
+            Optional<FenceRowBusyException> busy =
+                    guard.explainWait(connection, failure, lease.lockName(), lease.token(), null);
+            if (busy.isPresent()) {
+                return new CannotAcquireLockException(busy.get().getMessage(), busy.get());
+            }
         } catch (SQLException | RuntimeException e) {
             failure.addSuppressed(e);
-            return Optional.empty();
         }
+        String message = "The fence guard of lock '" + lease.lockName() + "' failed: " + failure.getMessage();
+        return ConcurrencyFailures.isConcurrencyFailure(failure)
+                ? new ConcurrencyFailureException(message, failure)
+                : new DataAccessResourceFailureException(message, failure);
     }
 
     static FencedWriteRefusedException refusal(StaleTokenException stale) {

@@ -36,13 +36,15 @@ final class LeaseCommitCheck implements TransactionSynchronization {
         status.flush();
         Lease lease = active.lease();
         if (!lease.isValid()) {
-            throw new FencedWriteRefusedException(
+            FencedWriteRefusedException refusal = new FencedWriteRefusedException(
                     "The lease on lock '" + lease.lockName() + "' with token " + lease.token()
                             + " is no longer valid at commit; the transaction is rolled back",
                     lease.lockName(),
                     lease.token(),
                     null,
                     null);
+            active.refusedAtCommit(refusal);
+            throw refusal;
         }
     }
 

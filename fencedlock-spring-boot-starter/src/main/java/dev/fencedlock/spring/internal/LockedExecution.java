@@ -42,6 +42,10 @@ public final class LockedExecution {
         } catch (Throwable failure) {
             Optional<FencedWriteRefusedException> refusal = Refusals.find(failure);
             if (refusal.isEmpty()) {
+                refusal = active.refusalAtCommit();
+                refusal.ifPresent(refused -> refused.addSuppressed(failure));
+            }
+            if (refusal.isEmpty()) {
                 throw failure;
             }
             refusals.refused(refusal.get());

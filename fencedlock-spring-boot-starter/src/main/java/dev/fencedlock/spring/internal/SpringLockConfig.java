@@ -1,13 +1,20 @@
 package dev.fencedlock.spring.internal;
 
 import dev.fencedlock.LockConfig;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * Reads every {@code fencedlock.*} property of a Spring {@link Environment} and hands them to {@link
@@ -17,26 +24,72 @@ import org.springframework.core.env.Environment;
  * becomes the comma-separated value, and an environment variable ({@code
  * FENCEDLOCK_REDLOCK_NODE_TIMEOUT}) is matched to the known key it spells. Nothing else is changed:
  * a misspelt key stays misspelt and is rejected.
+ *
+ * <p>Which names are checked depends on where they come from. What the application set (its
+ * {@code application.properties}/YAML, profiles, command-line arguments, test properties) is
+ * strict: every unknown {@code fencedlock.*} key fails start-up. The process's surroundings (system
+ * properties and environment variables, which build tools and shells share with other programs)
+ * only count where they name a key: a name there that is no key is ignored, unless it resembles one
+ * ({@link LockConfig#ignoreUnlessMisspelt}).
  */
 public final class SpringLockConfig {
     private static final String PREFIX = "fencedlock";
     /** A list element as the binder names it: {@code nodes[0]}, or {@code nodes.0} for map keys. */
     private static final Pattern LIST_ELEMENT = Pattern.compile("^(.*)(?:\\[(\\d+)]|\\.(\\d+))$");
 
+    /** How the starter initialises fencedlock's tables: {@code embedded}, {@code always} or {@code never}. */
+    public static final String INITIALIZE_SCHEMA = "fencedlock.initialize-schema";
+
+    /** The keys the starter reads itself; they are not handed to {@link LockConfig}. */
+    public static final List<String> STARTER_KEYS = List.of(INITIALIZE_SCHEMA);
+
     private SpringLockConfig() {}
 
     /**
-     * @throws IllegalArgumentException as {@link LockConfig#fromMap} does
+     * @throws IllegalArgumentException as {@link LockConfig#fromMap} does, and for a system property
+     *     or environment variable that is no key but resembles one
      */
     public static LockConfig from(Environment environment) {
-        return LockConfig.fromMap(properties(environment));
+        Map<String, String> properties = properties(environment);
+        STARTER_KEYS.forEach(properties::remove);
+        return LockConfig.fromMap(properties);
     }
 
     /** The {@code fencedlock.*} properties, full keys, as the library spells them. */
     static Map<String, String> properties(Environment environment) {
-        Map<String, String> bound = Binder.get(environment)
-                .bind(PREFIX, Bindable.mapOf(String.class, String.class))
-                .orElseGet(Map::of);
+        Map<String, String> all = bind(Binder.get(environment));
+        if (!(environment instanceof ConfigurableEnvironment configurable)) {
+            return all;
+        }
+        List<PropertySource<?>> applicationSources = new ArrayList<>();
+        for (PropertySource<?> source : configurable.getPropertySources()) {
+            if (!isSurroundings(source)
+                    && !ConfigurationPropertySources.isAttachedConfigurationPropertySource(source)) {
+                applicationSources.add(source);
+            }
+        }
+        Map<String, String> application = bind(new Binder(ConfigurationPropertySources.from(applicationSources)));
+        List<String> known = knownKeys();
+        all.keySet().removeIf(key -> {
+            if (known.contains(key) || application.containsKey(key)) {
+                return false;
+            }
+            LockConfig.ignoreUnlessMisspelt(
+                    "property " + key + " (a system property or environment variable)", key, STARTER_KEYS);
+            return true;
+        });
+        return all;
+    }
+
+    /** System properties and environment variables: the process's, not the application's. */
+    private static boolean isSurroundings(PropertySource<?> source) {
+        return source instanceof SystemEnvironmentPropertySource
+                || StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(source.getName());
+    }
+
+    private static Map<String, String> bind(Binder binder) {
+        Map<String, String> bound =
+                binder.bind(PREFIX, Bindable.mapOf(String.class, String.class)).orElseGet(Map::of);
         Map<String, TreeMap<Integer, String>> lists = new TreeMap<>();
         Map<String, String> result = new TreeMap<>();
         for (Map.Entry<String, String> entry : bound.entrySet()) {
@@ -55,13 +108,20 @@ public final class SpringLockConfig {
         return result;
     }
 
+    private static List<String> knownKeys() {
+        List<String> keys = new ArrayList<>(LockConfig.keys());
+        keys.addAll(STARTER_KEYS);
+        return keys;
+    }
+
     private static String canonical(String key) {
-        if (LockConfig.keys().contains(key)) {
+        List<String> known = knownKeys();
+        if (known.contains(key)) {
             return key;
         }
         String variable = LockConfig.environmentVariable(key);
-        return LockConfig.keys().stream()
-                .filter(known -> LockConfig.environmentVariable(known).equals(variable))
+        return known.stream()
+                .filter(candidate -> LockConfig.environmentVariable(candidate).equals(variable))
                 .findFirst()
                 .orElse(key);
     }

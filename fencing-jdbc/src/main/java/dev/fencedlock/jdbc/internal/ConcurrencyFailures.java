@@ -37,6 +37,21 @@ public final class ConcurrencyFailures {
         return false;
     }
 
+    /**
+     * Whether {@code failure} or an exception it wraps or chains is a lock timeout: PostgreSQL
+     * {@code 55P03}, MariaDB/MySQL {@code 1205}, H2 {@code 50200}.
+     */
+    public static boolean isLockTimeout(Throwable failure) {
+        int seen = 0;
+        for (Throwable t = failure; t != null && seen < MAX_CHAIN; t = next(t), seen++) {
+            if (t instanceof SQLException e
+                    && ("55P03".equals(e.getSQLState()) || e.getErrorCode() == 1205 || e.getErrorCode() == 50200)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static boolean isOne(SQLException e) {
         String state = e.getSQLState();
         return (state != null && (state.startsWith("40") || STATES.contains(state)))

@@ -51,7 +51,7 @@ public final class FencedWriteInspector implements StatementInspector {
             }
             FencedTransactions.requireFenced("statement on fenced table " + table + " [" + shown(inspected) + "]");
             if (!versionColumn.isEmpty()
-                    && WrittenTables.isUpdate(inspected)
+                    && WrittenTables.isUpdateOf(inspected, table)
                     && !WrittenTables.assigns(inspected, versionColumn)) {
                 throw new IllegalStateException("An UPDATE of fenced table " + table
                         + " must change its version column "

@@ -4,9 +4,11 @@ import dev.fencedlock.Lease;
 import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.jdbc.StaleTokenException;
 import dev.fencedlock.jpa.StaleFencingTokenException;
+import jakarta.persistence.LockTimeoutException;
 import jakarta.persistence.PersistenceException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Optional;
 import org.hibernate.engine.jdbc.spi.JdbcCoordinator;
 import org.hibernate.resource.transaction.spi.TransactionCoordinator;
 import org.hibernate.resource.transaction.spi.TransactionObserver;
@@ -74,7 +76,7 @@ final class TransactionGuard implements TransactionObserver {
     private void enter(Lease lease) {
         Connection connection = jdbc.getLogicalConnection().getPhysicalConnection();
         try {
-            guard.enter(connection, lease.lockName(), lease.token());
+            guard.enter(connection, lease);
         } catch (StaleTokenException e) {
             throw StaleFencingTokenException.of(e);
         } catch (SQLException e) {
@@ -90,8 +92,13 @@ final class TransactionGuard implements TransactionObserver {
             failure.addSuppressed(rollbackFailure);
             return guardFailed(failure, lease);
         }
-        return guard.explain(connection, failure, lease.lockName(), lease.token())
-                .<RuntimeException>map(StaleFencingTokenException::of)
+        Optional<RuntimeException> refusal = guard.explain(connection, failure, lease.lockName(), lease.token())
+                .map(StaleFencingTokenException::of);
+        if (refusal.isPresent()) {
+            return refusal.get();
+        }
+        return guard.explainWait(connection, failure, lease.lockName(), lease.token(), null)
+                .<RuntimeException>map(busy -> new LockTimeoutException(busy.getMessage(), busy))
                 .orElseGet(() -> guardFailed(failure, lease));
     }
 

@@ -7,49 +7,92 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Which tables a SQL statement writes, and whether an UPDATE assigns a given column, read from the
- * statement's text. Covers what Hibernate renders and ordinary hand-written DML: {@code INSERT
- * [INTO]}, {@code UPDATE}, {@code DELETE [alias] FROM}, {@code MERGE INTO}, {@code REPLACE INTO},
- * {@code TRUNCATE [TABLE]}, also inside a {@code WITH} statement, after leading comments. Table
- * names are compared without schema, quotes or case. Stored procedure calls are not looked into.
- * Stateless.
+ * Which tables a SQL statement may write, and whether an UPDATE assigns a given column, read from
+ * the statement's text. It fails closed: a statement counts as a write when its first keyword is a
+ * writing one ({@code INSERT}, {@code UPDATE}, {@code DELETE}, {@code MERGE}, {@code REPLACE},
+ * {@code TRUNCATE}, {@code COPY}, {@code LOAD}, or {@code WITH} and {@code EXPLAIN} when a writing
+ * keyword follows), and then every name in it, outside comments and string literals, counts as a
+ * table it may write: modifiers ({@code LOW_PRIORITY}, {@code IGNORE}, {@code ONLY}), comments
+ * between keyword and table, multi-table {@code UPDATE ... JOIN} and {@code DELETE t FROM ...}, and
+ * data-modifying {@code WITH} need no grammar of their own. A column or alias that shares a fenced
+ * table's name makes the statement count as writing that table too: refused outside a fenced
+ * transaction rather than let through. Names are compared without schema, quotes or case. Stored
+ * procedure calls are not looked into. Stateless.
  */
 final class WrittenTables {
-    private static final String NAME = "((?:[`\"\\[]?[\\w$]+[`\"\\]]?\\.)*[`\"\\[]?[\\w$]+[`\"\\]]?)";
-    private static final Pattern LEADING_COMMENTS =
-            Pattern.compile("\\A(?:\\s+|/\\*.*?\\*/|--[^\\n]*\\n?)*", Pattern.DOTALL);
-    private static final Pattern WRITE = Pattern.compile(
-            "\\b(?:insert(?:\\s+ignore)?(?:\\s+into)?|replace(?:\\s+into)?|merge\\s+into|update(?:\\s+only)?"
-                    + "|delete(?:\\s+[\\w$]+)?\\s+from|truncate(?:\\s+table)?)\\s+" + NAME,
-            Pattern.CASE_INSENSITIVE);
+    private static final Pattern COMMENTS = Pattern.compile("/\\*.*?\\*/|--[^\\n]*", Pattern.DOTALL);
+    private static final Pattern STRINGS = Pattern.compile("'(?:[^']|'')*'");
+    private static final Pattern NAME = Pattern.compile("[`\"\\[]?([\\w$]+)[`\"\\]]?");
+    private static final Pattern WRITING_WORD =
+            Pattern.compile("\\b(?:insert|update|delete|merge|replace|truncate)\\b", Pattern.CASE_INSENSITIVE);
+    private static final Pattern UPDATE_WORD = Pattern.compile("\\bupdate\\b", Pattern.CASE_INSENSITIVE);
+    private static final Pattern SET_WORD = Pattern.compile("\\bset\\b", Pattern.CASE_INSENSITIVE);
     private static final Set<String> WRITING_KEYWORDS =
-            Set.of("insert", "update", "delete", "merge", "replace", "truncate", "with");
+            Set.of("insert", "update", "delete", "merge", "replace", "truncate", "copy", "load");
+    private static final Set<String> PREFIX_KEYWORDS = Set.of("with", "explain");
 
     private WrittenTables() {}
 
-    /** The normalised names of the tables {@code sql} writes; empty for a read or an unknown statement. */
+    /**
+     * The normalised names in {@code sql} if it may write (every one of them a table it may
+     * write); empty for a read or a statement of another kind.
+     */
     static Set<String> of(String sql) {
-        String statement = LEADING_COMMENTS.matcher(sql).replaceFirst("");
-        String keyword = firstKeyword(statement);
-        if (!WRITING_KEYWORDS.contains(keyword)) {
+        String statement = text(sql);
+        if (!isWrite(statement)) {
             return Set.of();
         }
-        Set<String> tables = new LinkedHashSet<>();
-        Matcher matcher = WRITE.matcher(statement);
-        int from = 0;
-        while (matcher.find(from)) {
-            tables.add(normalise(matcher.group(1)));
-            if (!keyword.equals("with")) {
-                break;
-            }
-            from = matcher.end();
+        Set<String> names = new LinkedHashSet<>();
+        Matcher matcher = NAME.matcher(statement);
+        while (matcher.find()) {
+            names.add(matcher.group(1).toLowerCase(Locale.ROOT));
         }
-        return tables;
+        return names;
     }
 
-    /** Whether {@code sql} is an UPDATE statement. */
+    /**
+     * Whether {@code sql} may update rows: a writing statement with an {@code UPDATE} anywhere
+     * ({@code UPDATE}, {@code WITH ... UPDATE}, {@code EXPLAIN ANALYZE UPDATE}, an upsert's {@code
+     * DO UPDATE} or {@code ON DUPLICATE KEY UPDATE}).
+     */
     static boolean isUpdate(String sql) {
-        return firstKeyword(LEADING_COMMENTS.matcher(sql).replaceFirst("")).equals("update");
+        String statement = text(sql);
+        return isWrite(statement) && UPDATE_WORD.matcher(statement).find();
+    }
+
+    /**
+     * Whether {@code sql} may update rows of {@code table} (a normalised name): it {@link #isUpdate
+     * may update}, and names the table before its first {@code SET} (the tables an UPDATE changes
+     * come before it; a subquery after it only reads), or has no {@code SET} at all (an upsert's
+     * {@code ON DUPLICATE KEY UPDATE}).
+     */
+    static boolean isUpdateOf(String sql, String table) {
+        String statement = text(sql);
+        if (!isWrite(statement) || !UPDATE_WORD.matcher(statement).find()) {
+            return false;
+        }
+        Matcher set = SET_WORD.matcher(statement);
+        String head = set.find() ? statement.substring(0, set.start()) : statement;
+        Matcher names = NAME.matcher(head);
+        while (names.find()) {
+            if (names.group(1).equalsIgnoreCase(table)) {
+                return true;
+            }
+        }
+        return !set.find(0);
+    }
+
+    /** The statement without comments and string literals, trimmed. */
+    private static String text(String sql) {
+        String withoutComments = COMMENTS.matcher(sql).replaceAll(" ");
+        return STRINGS.matcher(withoutComments).replaceAll("''").strip();
+    }
+
+    private static boolean isWrite(String statement) {
+        String keyword = firstKeyword(statement);
+        return WRITING_KEYWORDS.contains(keyword)
+                || (PREFIX_KEYWORDS.contains(keyword)
+                        && WRITING_WORD.matcher(statement).find());
     }
 
     private static String firstKeyword(String statement) {

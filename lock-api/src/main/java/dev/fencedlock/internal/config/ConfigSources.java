@@ -7,26 +7,36 @@ import java.io.UncheckedIOException;
 import java.net.URL;
 import java.util.Collection;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Merges the three places configuration may come from. Precedence, highest first: system
  * properties, environment variables, {@code fencedlock.properties} on the classpath.
+ *
+ * <p>The classpath file is the application's own, so every {@code fencedlock.*} key in it is
+ * passed on and an unknown one is rejected later. System properties and environment variables are
+ * the process's surroundings, shared with build tools and other programs ({@code
+ * -Dfencedlock.version=...} on a Maven command line reaches every test JVM): a name there that is
+ * no key is ignored (logged at INFO), unless it resembles a key ({@link KeyResemblance}), which is
+ * taken for a typo and rejected.
  */
 public final class ConfigSources {
     public static final String RESOURCE = "fencedlock.properties";
     private static final String ENVIRONMENT_PREFIX = "FENCEDLOCK_";
+    private static final Logger LOG = LoggerFactory.getLogger(ConfigSources.class);
 
     private ConfigSources() {}
 
     /**
-     * Returns the merged {@code fencedlock.*} values. Every source contributes every {@code
-     * fencedlock.*} key it holds, so that a misspelt key is reported rather than ignored: an
-     * environment variable starting with {@code FENCEDLOCK_} must be the variable of one of {@code
-     * knownKeys}.
+     * Returns the merged {@code fencedlock.*} values.
      *
-     * @throws IllegalArgumentException naming an environment variable that matches no known key
+     * @throws IllegalArgumentException naming a system property or environment variable that is
+     *     no key but resembles one of {@code knownKeys}
      */
     public static Map<String, String> merge(
             Properties systemProperties,
@@ -34,33 +44,58 @@ public final class ConfigSources {
             ClassLoader classLoader,
             Collection<String> knownKeys) {
         Map<String, String> merged = new TreeMap<>();
-        copyFencedlockKeys(classpathFile(classLoader), merged);
+        Properties file = classpathFile(classLoader);
+        for (String name : file.stringPropertyNames()) {
+            if (name.startsWith(LockConfig.PREFIX)) {
+                merged.put(name, file.getProperty(name));
+            }
+        }
         Map<String, String> keysByVariable = new TreeMap<>();
         for (String key : knownKeys) {
             keysByVariable.put(LockConfig.environmentVariable(key), key);
         }
         for (Map.Entry<String, String> variable : new TreeMap<>(environment).entrySet()) {
-            if (!variable.getKey().startsWith(ENVIRONMENT_PREFIX)) {
+            String name = variable.getKey();
+            if (!name.startsWith(ENVIRONMENT_PREFIX)) {
                 continue;
             }
-            String key = keysByVariable.get(variable.getKey());
-            if (key == null) {
-                throw new IllegalArgumentException("Environment variable " + variable.getKey()
-                        + " matches no configuration key; known variables are " + keysByVariable.keySet()
-                        + " (for the keys " + knownKeys + ")");
+            String key = keysByVariable.get(name);
+            if (key != null) {
+                merged.put(key, variable.getValue());
+            } else {
+                ignoreUnlessMisspelt("environment variable " + name, name, knownKeys);
             }
-            merged.put(key, variable.getValue());
         }
-        copyFencedlockKeys(systemProperties, merged);
+        for (String name : new TreeSet<>(systemProperties.stringPropertyNames())) {
+            if (!name.startsWith(LockConfig.PREFIX)) {
+                continue;
+            }
+            if (knownKeys.contains(name)) {
+                merged.put(name, systemProperties.getProperty(name));
+            } else {
+                ignoreUnlessMisspelt("system property " + name, name, knownKeys);
+            }
+        }
         return merged;
     }
 
-    private static void copyFencedlockKeys(Properties source, Map<String, String> target) {
-        for (String name : source.stringPropertyNames()) {
-            if (name.startsWith("fencedlock.")) {
-                target.put(name, source.getProperty(name));
-            }
+    /**
+     * Applies the rule for a name from the process's surroundings that is not a key: ignored and
+     * logged, or rejected when it resembles a key ({@link KeyResemblance}).
+     *
+     * @param what the kind of source and the name, for messages ({@code "system property
+     *     fencedlock.x"})
+     * @throws IllegalArgumentException when {@code name} resembles one of {@code knownKeys} or uses
+     *     the prefix of a backend on the classpath
+     */
+    public static void ignoreUnlessMisspelt(String what, String name, Collection<String> knownKeys) {
+        Optional<String> meant = KeyResemblance.resembled(name, knownKeys, ProviderRegistry.availableBackends());
+        if (meant.isPresent()) {
+            throw new IllegalArgumentException("The " + what + " matches no configuration key but looks like "
+                    + meant.get() + "; correct or remove it (known keys: " + knownKeys
+                    + "; names that resemble no key are ignored)");
         }
+        LOG.info("Ignoring the {}: it is no fencedlock configuration key and resembles none", what);
     }
 
     private static Properties classpathFile(ClassLoader classLoader) {

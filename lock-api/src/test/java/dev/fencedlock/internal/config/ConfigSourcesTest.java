@@ -54,13 +54,79 @@ class ConfigSourcesTest {
     void aMisspeltEnvironmentVariableIsAnErrorNotAQuietDefault() {
         assertThatThrownBy(() -> merged(new Properties(), Map.of("FENCEDLOCK_LEASE_TMIE", "5s")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("Environment variable FENCEDLOCK_LEASE_TMIE matches no configuration key")
-                .hasMessageContaining("FENCEDLOCK_LEASE_TIME");
+                .hasMessageContaining("environment variable FENCEDLOCK_LEASE_TMIE matches no configuration key")
+                .hasMessageContaining("looks like fencedlock.lease-time");
         assertThatThrownBy(() -> merged(new Properties(), Map.of("FENCEDLOCK_ACME_TIMOUT", "5s")))
                 .hasMessageContaining("FENCEDLOCK_ACME_TIMOUT")
-                .hasMessageContaining("FENCEDLOCK_ACME_TIMEOUT");
-        assertThatThrownBy(() -> merged(new Properties(), Map.of("FENCEDLOCK_ETCD_ENDPOINTS", "x")))
-                .hasMessageContaining("FENCEDLOCK_ETCD_ENDPOINTS");
+                .hasMessageContaining("fencedlock.acme.timeout");
+        // every name under a backend's prefix is the backend's, however far from its keys
+        assertThatThrownBy(() -> merged(new Properties(), Map.of("FENCEDLOCK_ACME_ENDPOINT_LIST", "x")))
+                .hasMessageContaining("FENCEDLOCK_ACME_ENDPOINT_LIST")
+                .hasMessageContaining("a key of the acme backend (fencedlock.acme.*)");
+    }
+
+    @Test
+    void aMisspeltSystemPropertyIsAnErrorNotAQuietDefault() {
+        for (String typo : new String[] {"fencedlock.lease-tme", "fencedlock.lease_time", "fencedlock.backedn"}) {
+            Properties system = new Properties();
+            system.setProperty(typo, "5s");
+            assertThatThrownBy(() -> merged(system, Map.of()))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("system property " + typo + " matches no configuration key");
+        }
+        Properties system = new Properties();
+        system.setProperty("fencedlock.acme.retries", "3");
+        assertThatThrownBy(() -> merged(system, Map.of()))
+                .hasMessageContaining("system property fencedlock.acme.retries")
+                .hasMessageContaining("a key of the acme backend");
+    }
+
+    @Test
+    void namesOfOtherProgramsThatShareThePrefixAreIgnored() {
+        // -Dfencedlock.version=... on a Maven command line reaches every test JVM through surefire
+        Properties system = new Properties();
+        system.setProperty("fencedlock.version", "0.1.0-SNAPSHOT");
+        system.setProperty("fencedlock.test.containers", "never");
+        LockConfig config =
+                merged(system, Map.of("FENCEDLOCK_HOME", "/opt/fencedlock", "FENCEDLOCK_ETCD_ENDPOINTS", "x"));
+        assertThat(config.backend()).isEqualTo("local");
+        assertThat(config.leaseTime()).isEqualTo(Duration.ofSeconds(11));
+        assertThat(config.values()).doesNotContainKeys("fencedlock.version", "fencedlock.test.containers");
+    }
+
+    @Test
+    void theApplicationsOwnSourcesStayStrict() {
+        // the classpath file, fromProperties/fromMap and the builder reject every unknown key
+        assertThatThrownBy(() -> LockConfig.fromMap(Map.of("fencedlock.backend", "local", "fencedlock.version", "1")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Unknown configuration key 'fencedlock.version'");
+        assertThatThrownBy(() -> LockConfig.builder().set("fencedlock.version", "1"))
+                .hasMessageContaining("fencedlock.version");
+        ClassLoader withBadFile = new ClassLoader(getClass().getClassLoader()) {
+            @Override
+            public java.net.URL getResource(String name) {
+                return ConfigSources.RESOURCE.equals(name)
+                        ? getParent().getResource("bad-fencedlock.properties")
+                        : super.getResource(name);
+            }
+        };
+        assertThatThrownBy(() -> LockConfig.fromMap(
+                        ConfigSources.merge(new Properties(), Map.of(), withBadFile, LockConfig.keys())))
+                .hasMessageContaining("Unknown configuration key 'fencedlock.version'");
+    }
+
+    @Test
+    void resemblanceIsEditsInTheVariableForm() {
+        assertThat(KeyResemblance.distance("FENCEDLOCK_LEASE_TIME", "FENCEDLOCK_LAESE_TIME", 3))
+                .isEqualTo(1);
+        assertThat(KeyResemblance.distance("FENCEDLOCK_BACKEND", "FENCEDLOCK_BACK", 3))
+                .isEqualTo(3);
+        assertThat(KeyResemblance.distance("FENCEDLOCK_VERSION", "FENCEDLOCK_BACKEND", 3))
+                .isEqualTo(3);
+        assertThat(KeyResemblance.resembled("fencedlock.fallbak", LockConfig.keys(), java.util.List.of()))
+                .contains("fencedlock.fallback");
+        assertThat(KeyResemblance.resembled("fencedlock.version", LockConfig.keys(), java.util.List.of("acme")))
+                .isEmpty();
     }
 
     @Test

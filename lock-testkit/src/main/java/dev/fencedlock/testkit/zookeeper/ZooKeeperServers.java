@@ -10,6 +10,7 @@ import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.client.FourLetterWordMain;
+import org.apache.zookeeper.util.ServiceUtils;
 
 /**
  * In-process ZooKeeper servers (Curator's {@link TestingServer} and {@link TestingCluster}) set up
@@ -19,8 +20,17 @@ import org.apache.zookeeper.client.FourLetterWordMain;
  * #TICK_MS} ms so that session timeouts can be as short as 2 ticks (400 ms), a maximum session
  * timeout of 60 s, and no fsync: lock tests exercise the protocol, not the disk. Stateless and
  * thread-safe.
+ *
+ * <p>Loading this class turns ZooKeeper's own {@code System.exit} requests (a server that cannot
+ * bind its election port after a restart, a follower that sees an out-of-order commit) into log
+ * lines: in-process servers share the test JVM, and a server giving up must fail its test, not end
+ * the whole test run.
  */
 public final class ZooKeeperServers {
+    static {
+        ServiceUtils.setSystemExitProcedure(ServiceUtils.LOG_ONLY);
+    }
+
     /** The servers' tick; the shortest session timeout they grant is two ticks. */
     public static final int TICK_MS = 200;
 

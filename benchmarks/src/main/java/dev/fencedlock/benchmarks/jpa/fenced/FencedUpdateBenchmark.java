@@ -44,6 +44,10 @@ public class FencedUpdateBenchmark {
     @Param({JpaFixture.H2, JpaFixture.POSTGRESQL})
     public String database;
 
+    /** Whether the table is protected by the database's trigger ({@code FencedTables.protect}). */
+    @Param({"false", "true"})
+    public boolean protectedTable;
+
     private LockClient locks;
     private Lease lease;
     private JpaFixture fixture;
@@ -54,6 +58,9 @@ public class FencedUpdateBenchmark {
         locks = Backends.fencedlock(Backends.LOCAL);
         lease = locks.lock("bench-fenced-item").acquire(Duration.ofSeconds(5));
         fixture = JpaFixture.open(database, FencedItem.class);
+        if (protectedTable) {
+            fixture.protect("bench_fenced_item");
+        }
         try (FencingScope scope = Fencing.bind(lease)) {
             fixture.insert(new FencedItem(ROW));
         }

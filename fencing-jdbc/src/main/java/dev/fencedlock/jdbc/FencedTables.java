@@ -1,0 +1,204 @@
+package dev.fencedlock.jdbc;
+
+import dev.fencedlock.jdbc.internal.Database;
+import dev.fencedlock.jdbc.internal.H2Protection;
+import dev.fencedlock.jdbc.internal.PostgresProtection;
+import dev.fencedlock.jdbc.internal.TableNames;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * Protected tables: the database itself refuses every INSERT, UPDATE, DELETE (and TRUNCATE, where
+ * the database runs triggers on it) of a protected table in a transaction whose fence guard has not
+ * run, whoever sends it: this application through any API, another application without fencedlock,
+ * an operator's console. The client-side checks of fencing-jpa and the Spring starter see only the
+ * writes they are shown; the database sees all of them.
+ *
+ * <p>How, per database:
+ *
+ * <ul>
+ *   <li>PostgreSQL: the {@link FenceGuard guard}'s first statement sets the transaction-local
+ *       setting {@code fencedlock.fenced} (in its {@code RETURNING}, so only when it entered; no
+ *       extra round trip); a statement-level trigger {@code fencedlock_fence_required} on the
+ *       table refuses the statement when the setting is empty. Setting and trigger end with the
+ *       transaction. Installed by the migration at {@code classpath:db/fencedlock/postgresql}
+ *       ({@code CALL fencedlock_protect('inventory')}) or by {@link #protect}.
+ *   <li>H2: the guard's first statement sets the session variable {@code @FENCEDLOCK_FENCED} to the
+ *       transaction's {@code TRANSACTION_ID()}, which no other transaction has; a Java trigger
+ *       ({@code FENCEDLOCK_<TABLE>}) compares them before each write statement. The trigger class
+ *       is in this module: the JVM that runs the database (the application's own for an embedded
+ *       database, the server's otherwise) needs it on its class path. H2 runs no trigger on
+ *       TRUNCATE.
+ *   <li>MariaDB/MySQL and others: not supported. MariaDB has neither transaction-local variables
+ *       nor a transaction id a trigger could read without the PROCESS privilege, so a mark the
+ *       guard leaves would outlive its transaction on a pooled connection; fencing-jpa's and the
+ *       starter's client-side checks are what refuses unfenced writes there. {@link #protect} then
+ *       fails rather than pretend.
+ * </ul>
+ *
+ * <p>A deliberate write outside the fence (an operator's fix-up) is {@link #unfenced} from Java; in
+ * SQL, {@code SET LOCAL fencedlock.unfenced = '<reason>'} first in the transaction on PostgreSQL,
+ * {@code SET @FENCEDLOCK_UNFENCED = '<reason>'} for the session on H2 (set it back to NULL after).
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class FencedTables {
+    /** The SQLState of a refused write ({@code 23}: an integrity constraint, like a check that failed). */
+    public static final String REFUSED_SQLSTATE = "23F01";
+
+    private FencedTables() {}
+
+    /**
+     * Protects {@code tables} on the database of {@code dataSource}, in a transaction of its own:
+     * installs the trigger function where it is missing and a trigger on each table that has none.
+     * Idempotent: protecting a protected table changes nothing.
+     *
+     * @param tables table names, optionally qualified by a schema (letters, digits, {@code _},
+     *     {@code $}), as the database resolves unquoted names
+     * @throws IllegalArgumentException if an argument is null, no table is given or a name is not
+     *     a plain table name; nothing was changed
+     * @throws SQLFeatureNotSupportedException on MariaDB/MySQL and other databases, which have no
+     *     such mechanism (see the class documentation)
+     * @throws SQLException if a table does not exist or the database refused the DDL; nothing was
+     *     changed
+     */
+    public static void protect(DataSource dataSource, String... tables) throws SQLException {
+        if (dataSource == null) {
+            throw new IllegalArgumentException("dataSource must not be null");
+        }
+        requireTables(tables);
+        try (Connection connection = dataSource.getConnection()) {
+            inTransaction(connection, c -> {
+                Database database = Database.of(connection);
+                requireSupported(database, connection);
+                for (String table : tables) {
+                    if (database == Database.POSTGRESQL) {
+                        PostgresProtection.protect(connection, table);
+                    } else {
+                        H2Protection.protect(connection, table);
+                    }
+                }
+                return null;
+            });
+        }
+    }
+
+    /**
+     * The tables among {@code tables} that are not protected, in the order given; empty when all
+     * are. A table that does not exist is not protected.
+     *
+     * @throws IllegalArgumentException if an argument is null or a name is not a plain table name
+     * @throws SQLFeatureNotSupportedException on databases without protected tables
+     */
+    public static List<String> unprotected(Connection connection, Collection<String> tables) throws SQLException {
+        Objects.requireNonNull(connection, "connection");
+        Objects.requireNonNull(tables, "tables");
+        tables.forEach(TableNames::requireValid);
+        Database database = Database.of(connection);
+        requireSupported(database, connection);
+        List<String> missing = new ArrayList<>();
+        for (String table : tables) {
+            boolean isProtected = database == Database.POSTGRESQL
+                    ? PostgresProtection.isProtected(connection, table)
+                    : H2Protection.isProtected(connection, table);
+            if (!isProtected) {
+                missing.add(table);
+            }
+        }
+        return missing;
+    }
+
+    /** Whether the database of {@code connection} can protect tables (PostgreSQL and H2). */
+    public static boolean isSupported(Connection connection) throws SQLException {
+        Database database = Database.of(connection);
+        return database == Database.POSTGRESQL || database == Database.H2;
+    }
+
+    /**
+     * Runs {@code work} in a transaction that may write protected tables without a fence: an
+     * operator's deliberate fix-up. {@code reason} is kept where the database can show it
+     * (PostgreSQL: the transaction's {@code fencedlock.unfenced} setting). The connection must have
+     * autocommit on; it is committed after the work, rolled back on any failure, and left with
+     * autocommit on and (H2) the session's bypass cleared.
+     *
+     * @throws IllegalArgumentException if an argument is null, {@code reason} is blank or the
+     *     connection has autocommit off
+     * @throws SQLFeatureNotSupportedException on databases without protected tables
+     */
+    public static <T> T unfenced(Connection connection, String reason, SqlWork<T> work) throws SQLException {
+        Objects.requireNonNull(connection, "connection");
+        Objects.requireNonNull(work, "work");
+        if (reason == null || reason.isBlank()) {
+            throw new IllegalArgumentException("reason must say why the write bypasses the fence, got "
+                    + (reason == null ? "null" : "'" + reason + "'"));
+        }
+        if (!connection.getAutoCommit()) {
+            throw new IllegalArgumentException(
+                    "connection must have autocommit on: the bypass must cover a " + "transaction of its own");
+        }
+        Database database = Database.of(connection);
+        requireSupported(database, connection);
+        String allow = database == Database.POSTGRESQL
+                ? "select set_config('fencedlock.unfenced', ?, true)"
+                : "set @FENCEDLOCK_UNFENCED = ?";
+        try {
+            return inTransaction(connection, c -> {
+                try (var statement = c.prepareStatement(allow)) {
+                    statement.setString(1, reason);
+                    statement.execute();
+                }
+                return work.run(c);
+            });
+        } finally {
+            if (database == Database.H2) {
+                try (var statement = connection.createStatement()) {
+                    statement.execute("set @FENCEDLOCK_UNFENCED = null");
+                }
+            }
+        }
+    }
+
+    private static void requireTables(String... tables) {
+        if (tables == null || tables.length == 0) {
+            throw new IllegalArgumentException("tables must name at least one table");
+        }
+        for (String table : tables) {
+            TableNames.requireValid(table);
+        }
+    }
+
+    private static void requireSupported(Database database, Connection connection) throws SQLException {
+        if (database == Database.POSTGRESQL || database == Database.H2) {
+            return;
+        }
+        throw new SQLFeatureNotSupportedException("Protected tables need PostgreSQL or H2; "
+                + connection.getMetaData().getDatabaseProductName() + " has no transaction-local mark a trigger could "
+                + "check (MariaDB/MySQL: a user variable outlives its transaction on a pooled connection). There, "
+                + "fencing-jpa and the Spring starter refuse unfenced writes in the client; see docs/fencing.md");
+    }
+
+    private static <T> T inTransaction(Connection connection, SqlWork<T> work) throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        connection.setAutoCommit(false);
+        try {
+            T result = work.run(connection);
+            connection.commit();
+            return result;
+        } catch (SQLException | RuntimeException | Error e) {
+            try {
+                connection.rollback();
+            } catch (SQLException rollbackFailure) {
+                e.addSuppressed(rollbackFailure);
+            }
+            throw e;
+        } finally {
+            connection.setAutoCommit(autoCommit);
+        }
+    }
+}

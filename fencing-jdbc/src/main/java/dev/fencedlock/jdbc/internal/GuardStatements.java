@@ -1,0 +1,196 @@
+package dev.fencedlock.jdbc.internal;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+
+/**
+ * The fence guard's statements on one table, as each database runs them. The guard's first
+ * statement does three things in one round trip where the database allows it:
+ *
+ * <ul>
+ *   <li>raises the lock's row to the token unless it holds a larger one;
+ *   <li>bounds the transaction's waits before it can wait on the row: PostgreSQL sets {@code
+ *       lock_timeout} and {@code idle_in_transaction_session_timeout} (the bound plus {@link
+ *       #IDLE_GRACE}) transaction-locally in the
+ *       statement's filter, which runs before the row is locked; MariaDB runs the statement under
+ *       {@code SET STATEMENT innodb_lock_wait_timeout} (whole seconds; MariaDB has no transaction-local
+ *       idle timeout); H2, whose lock timeout is a session setting the guard leaves alone, waits as
+ *       long as {@code LOCK_TIMEOUT} says (10 s unless set);
+ *   <li>marks the transaction as fenced, only if the row was raised: PostgreSQL a
+ *       transaction-local setting ({@code fencedlock.fenced}) in {@code RETURNING}, H2 the session
+ *       variable {@code @FENCEDLOCK_FENCED} set to {@code TRANSACTION_ID()} in a select from the
+ *       update's final table. The triggers {@link dev.fencedlock.jdbc.FencedTables} installs on
+ *       protected tables look for this mark.
+ * </ul>
+ *
+ * <p>The rarer steps (the locking read, the insert of a lock's first row) are plain statements,
+ * {@link #bounded} for MariaDB and preceded by {@link #bound} on PostgreSQL where the first
+ * statement could not set the bound, and followed by {@link #mark}. Immutable and thread-safe.
+ */
+public final class GuardStatements {
+    /** The PostgreSQL setting the guard sets transaction-locally; the triggers read it. */
+    public static final String POSTGRESQL_MARK = "fencedlock.fenced";
+    /** The H2 session variable the guard sets to the transaction's id; the triggers compare them. */
+    public static final String H2_MARK = "@FENCEDLOCK_FENCED";
+
+    /**
+     * How much longer than the lease's remaining time a PostgreSQL transaction may sit idle before
+     * the server ends it: a holder that wakes just after its lease ran out still reaches its commit
+     * and gets the clear refusal of the lease check, rather than a connection the server closed.
+     */
+    public static final Duration IDLE_GRACE = Duration.ofSeconds(1);
+
+    private final Database database;
+    private final String table;
+    private final String updateSql;
+
+    private GuardStatements(Database database, String table) {
+        this.database = database;
+        this.table = table;
+        this.updateSql = switch (database) {
+            case POSTGRESQL ->
+                "update " + table + " set token = ? where lock_name = ?"
+                        + " and set_config('lock_timeout', coalesce(?, current_setting('lock_timeout')), true) is not null"
+                        + " and set_config('idle_in_transaction_session_timeout',"
+                        + " coalesce(?, current_setting('idle_in_transaction_session_timeout')), true) is not null"
+                        + " and token <= ? returning set_config('" + POSTGRESQL_MARK + "', ?, true)";
+            case H2 ->
+                "select set(" + H2_MARK + ", transaction_id()) from final table (update " + table
+                        + " set token = ? where lock_name = ? and token <= ?)";
+            // collations may fold case and pad spaces; comparing bytes keeps names apart
+            case MARIADB ->
+                "update " + table + " set token = ? where lock_name = ?"
+                        + " and cast(lock_name as binary) = cast(? as binary) and token <= ?";
+            case OTHER -> "update " + table + " set token = ? where lock_name = ? and token <= ?";
+        };
+    }
+
+    /** The statements for {@code database} on {@code table} (a validated table name). */
+    public static GuardStatements of(Database database, String table) {
+        return new GuardStatements(database, table);
+    }
+
+    public Database database() {
+        return database;
+    }
+
+    /**
+     * The first statement: raises the row to {@code token} if it holds {@code token} or less,
+     * bounding waits by {@code bound} (null: the database's own settings) and marking the
+     * transaction where the database allows it.
+     *
+     * @return whether the row was raised (and the transaction marked)
+     */
+    public boolean raiseIfNotAbove(Connection connection, String lockName, long token, Duration bound)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(bounded(updateSql, bound))) {
+            int i = 1;
+            statement.setLong(i++, token);
+            statement.setString(i++, lockName);
+            switch (database) {
+                case POSTGRESQL -> {
+                    statement.setString(i++, millis(bound));
+                    statement.setString(i++, idleMillis(bound));
+                    statement.setLong(i++, token);
+                    statement.setString(i, mark(lockName, token));
+                    return hasRow(statement);
+                }
+                case H2 -> {
+                    statement.setLong(i, token);
+                    return hasRow(statement);
+                }
+                case MARIADB -> {
+                    statement.setString(i++, lockName);
+                    statement.setLong(i, token);
+                    return statement.executeUpdate() == 1;
+                }
+                default -> {
+                    statement.setLong(i, token);
+                    return statement.executeUpdate() == 1;
+                }
+            }
+        }
+    }
+
+    /**
+     * PostgreSQL: bounds the transaction's waits by {@code bound} in a statement of its own, for the
+     * steps that may wait when the first statement did not reach the row to set them (the insert
+     * of a lock's first row). Does nothing for a null bound or on other databases.
+     */
+    public void bound(Connection connection, Duration bound) throws SQLException {
+        if (bound == null || database != Database.POSTGRESQL) {
+            return;
+        }
+        try (PreparedStatement statement = connection.prepareStatement("select set_config('lock_timeout', ?, true),"
+                + " set_config('idle_in_transaction_session_timeout', ?, true)")) {
+            statement.setString(1, millis(bound));
+            statement.setString(2, idleMillis(bound));
+            statement.execute();
+        }
+    }
+
+    /**
+     * MariaDB: {@code sql} run with its lock waits bounded by {@code bound}, without changing the
+     * session; {@code sql} itself elsewhere or for a null bound.
+     */
+    public String bounded(String sql, Duration bound) {
+        return database == Database.MARIADB && bound != null
+                ? "set statement innodb_lock_wait_timeout=" + seconds(bound) + " for " + sql
+                : sql;
+    }
+
+    /** Marks the transaction as fenced in a statement of its own, after a step that could not. */
+    public void mark(Connection connection, String lockName, long token) throws SQLException {
+        String sql = switch (database) {
+            case POSTGRESQL -> "select set_config('" + POSTGRESQL_MARK + "', ?, true)";
+            case H2 -> "set " + H2_MARK + " = transaction_id()";
+            default -> null;
+        };
+        if (sql == null) {
+            return;
+        }
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            if (database == Database.POSTGRESQL) {
+                statement.setString(1, mark(lockName, token));
+            }
+            statement.execute();
+        }
+    }
+
+    private static boolean hasRow(PreparedStatement statement) throws SQLException {
+        try (ResultSet rows = statement.executeQuery()) {
+            return rows.next();
+        }
+    }
+
+    private static String mark(String lockName, long token) {
+        return token + " " + lockName;
+    }
+
+    /** At least 1 ms: 0 would switch PostgreSQL's timeouts off. */
+    private static String millis(Duration bound) {
+        return bound == null ? null : Long.toString(Math.max(1, ceilMillis(bound)));
+    }
+
+    private static String idleMillis(Duration bound) {
+        return bound == null ? null : millis(bound.plus(IDLE_GRACE));
+    }
+
+    /** MariaDB counts whole seconds; at least 1, since 0 means not to wait at all. */
+    private static long seconds(Duration bound) {
+        return Math.max(1, (ceilMillis(bound) + 999) / 1000);
+    }
+
+    private static long ceilMillis(Duration bound) {
+        long millis = bound.toMillis();
+        return bound.minusMillis(millis).isZero() ? millis : millis + 1;
+    }
+
+    @Override
+    public String toString() {
+        return "GuardStatements[" + database + ", " + table + "]";
+    }
+}

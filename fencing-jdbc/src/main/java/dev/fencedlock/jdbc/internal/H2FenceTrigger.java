@@ -1,0 +1,61 @@
+package dev.fencedlock.jdbc.internal;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.h2.api.Trigger;
+
+/**
+ * H2's trigger on a protected table: before each INSERT, UPDATE, DELETE or MERGE statement, refuses
+ * it unless the session's {@link GuardStatements#H2_MARK mark} holds the current transaction's id
+ * (the fence guard of this very transaction ran) or an operator set {@code @FENCEDLOCK_UNFENCED}.
+ * A transaction that has changed nothing yet has no id, so its first write is refused unless the
+ * guard ran. Loaded by H2 in the JVM that runs the database; one instance serves every session.
+ */
+public final class H2FenceTrigger implements Trigger {
+    static final String SQLSTATE = "23F01";
+    private static final String CHECK = "select coalesce(" + GuardStatements.H2_MARK
+            + " = transaction_id(), false) or @FENCEDLOCK_UNFENCED is not null";
+
+    private volatile String table;
+    private volatile String operations;
+
+    @Override
+    public void init(
+            Connection connection, String schemaName, String triggerName, String tableName, boolean before, int type) {
+        this.table = schemaName + "." + tableName;
+        this.operations = operations(type);
+    }
+
+    @Override
+    public void fire(Connection connection, Object[] oldRow, Object[] newRow) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery(CHECK)) {
+            if (result.next() && result.getBoolean(1)) {
+                return;
+            }
+        }
+        throw new SQLException(
+                "fencedlock: " + operations + " on protected table " + table + " outside a fenced transaction is "
+                        + "refused. Write it in a fenced transaction (JdbcFencing.inTransaction, fencing-jpa's "
+                        + "Fencing.bind, Spring's @Locked) so that the fence guard runs first; an operator's "
+                        + "deliberate fix-up runs SET @FENCEDLOCK_UNFENCED = '<reason>' first (for the session, until "
+                        + "set to NULL)",
+                SQLSTATE);
+    }
+
+    private static String operations(int type) {
+        StringBuilder names = new StringBuilder();
+        if ((type & INSERT) != 0) {
+            names.append("INSERT");
+        }
+        if ((type & UPDATE) != 0) {
+            names.append(names.isEmpty() ? "" : "/").append("UPDATE");
+        }
+        if ((type & DELETE) != 0) {
+            names.append(names.isEmpty() ? "" : "/").append("DELETE");
+        }
+        return names.toString();
+    }
+}

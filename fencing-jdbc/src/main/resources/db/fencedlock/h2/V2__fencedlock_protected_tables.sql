@@ -1,0 +1,11 @@
+-- Protected tables on H2 (fencing-jdbc): a table protected with
+--   CALL fencedlock_protect('inventory');
+-- (or FencedTables.protect(dataSource, "inventory") from Java) refuses INSERT, UPDATE, DELETE and
+-- MERGE in any transaction whose fence guard has not run: the guard's first statement sets the
+-- session variable @FENCEDLOCK_FENCED to the transaction's TRANSACTION_ID(), and a Java trigger
+-- (dev.fencedlock.jdbc.internal.H2FenceTrigger, which must be on the class path of the JVM that runs
+-- the database) compares them. H2 runs no trigger on TRUNCATE. Idempotent.
+--
+-- An operator's deliberate fix-up outside the fence, for the rest of the session:
+--   SET @FENCEDLOCK_UNFENCED = 'ticket 1234: restock after audit'; UPDATE ...; SET @FENCEDLOCK_UNFENCED = NULL;
+CREATE ALIAS IF NOT EXISTS FENCEDLOCK_PROTECT FOR 'dev.fencedlock.jdbc.internal.H2Protection.protect';
