@@ -8,7 +8,8 @@ enum OrderOutcome {
     SOLD_OUT,
     /**
      * The fence refused the write before it reached the database: the lease had expired or was
-     * lost by flush or commit time. The transaction rolled back.
+     * lost by flush or commit time, or the database ended the transaction because it sat idle past
+     * the lease (PostgreSQL). The transaction rolled back.
      */
     REFUSED_LEASE_INVALID,
     /**

@@ -9,6 +9,7 @@ import dev.fencedlock.jpa.StaleFencingTokenException;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.EntityTransaction;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -20,6 +21,7 @@ import java.util.Optional;
  */
 final class OrderPlacer {
     private static final Duration LOCK_WAIT = Duration.ofSeconds(30);
+    private static final String IDLE_IN_TRANSACTION_TIMEOUT = "25P03";
 
     private final LockClient locks;
     private final EntityManagerFactory database;
@@ -78,18 +80,49 @@ final class OrderPlacer {
             transaction.commit();
             return OrderOutcome.SOLD;
         } catch (RuntimeException e) {
-            if (transaction.isActive()) {
-                transaction.rollback();
-            }
+            rollBackAfter(transaction, e);
             Optional<StaleFencingTokenException> refusal = StaleFencingTokenException.findIn(e);
             if (refusal.isPresent()) {
                 return refusal.get().reason() == StaleFencingTokenException.Reason.LEASE_NOT_VALID
                         ? OrderOutcome.REFUSED_LEASE_INVALID
                         : OrderOutcome.REFUSED_BY_DATABASE;
             }
+            if (endedForOutlivingItsLease(e)) {
+                return OrderOutcome.REFUSED_LEASE_INVALID;
+            }
             throw e;
         } finally {
             entityManager.close();
+        }
+    }
+
+    /**
+     * Whether the database ended the transaction's session because it sat idle longer than the
+     * guard allowed, that is past the lease (PostgreSQL's {@code idle_in_transaction_session_timeout},
+     * SQLState {@value #IDLE_IN_TRANSACTION_TIMEOUT}).
+     */
+    private static boolean endedForOutlivingItsLease(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && IDLE_IN_TRANSACTION_TIMEOUT.equals(sql.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Rolls back after {@code failure}, keeping it the exception that counts: when the database has
+     * already ended the session (a fenced transaction left idle past its lease), the rollback fails
+     * too and is only recorded as suppressed.
+     */
+    private static void rollBackAfter(EntityTransaction transaction, RuntimeException failure) {
+        if (!transaction.isActive()) {
+            return;
+        }
+        try {
+            transaction.rollback();
+        } catch (RuntimeException rollbackFailure) {
+            failure.addSuppressed(rollbackFailure);
         }
     }
 
