@@ -71,6 +71,8 @@ public final class FenceGuard {
 
     /** Enough for a racing first insert and a row that changed between two statements. */
     static final int ATTEMPTS = 3;
+    /** PostgreSQL: the session was ended by {@code idle_in_transaction_session_timeout}. */
+    static final String IDLE_TIMEOUT_STATE = "25P03";
 
     private final String table;
     private final Map<Database, GuardStatements> statements = new EnumMap<>(Database.class);
@@ -277,6 +279,27 @@ public final class FenceGuard {
             failure.addSuppressed(e);
         }
         return Optional.of(new FenceRowBusyException(lockName, token, bound, holder, failure));
+    }
+
+    /**
+     * Whether {@code failure} says the database ended a fenced transaction because it sat idle for
+     * longer than its guard allowed (the lease's remaining time at the guard plus {@link
+     * dev.fencedlock.jdbc.internal.GuardStatements#IDLE_GRACE}): PostgreSQL's {@code
+     * idle_in_transaction_session_timeout}, SQLState {@value #IDLE_TIMEOUT_STATE}. Such a
+     * transaction was rolled back by the server and its session closed: nothing it wrote landed,
+     * which makes it a refused stale write, not an outcome in doubt. False for null and for every
+     * other failure.
+     */
+    public static boolean endedForIdling(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && IDLE_TIMEOUT_STATE.equals(sql.getSQLState())) {
+                return true;
+            }
+            if (cause.getCause() == cause) {
+                return false;
+            }
+        }
+        return false;
     }
 
     private static void requireTransaction(Connection connection) throws SQLException {

@@ -111,15 +111,10 @@ class ProtectedTablesIT {
             assertThat(db.queryLong("select quantity from item where id = 1")).isEqualTo(9);
 
             connection.setAutoCommit(false);
-            try (Statement statement = connection.createStatement()) {
-                assertThatThrownBy(() -> statement.executeUpdate("update item set quantity = 0 where id = 1"))
-                        .as("the next transaction on the same connection, without the guard")
-                        .isInstanceOf(SQLException.class)
-                        .hasMessageContaining("outside a fenced transaction");
-            } finally {
-                connection.rollback();
-                connection.setAutoCommit(true);
-            }
+            assertRefusedInTransaction(
+                    connection,
+                    "update item set quantity = 0 where id = 1",
+                    "the next transaction on the same connection, without the guard");
         }
         assertThat(db.queryLong("select quantity from item where id = 1")).isEqualTo(9);
     }
@@ -137,14 +132,7 @@ class ProtectedTablesIT {
             connection.setAutoCommit(false);
             assertThatThrownBy(() -> FenceGuard.standard().enter(connection, "stock", newer - 5))
                     .isInstanceOf(StaleTokenException.class);
-            try (Statement statement = connection.createStatement()) {
-                assertThatThrownBy(() -> statement.executeUpdate("delete from item"))
-                        .isInstanceOf(SQLException.class)
-                        .hasMessageContaining("outside a fenced transaction");
-            } finally {
-                connection.rollback();
-                connection.setAutoCommit(true);
-            }
+            assertRefusedInTransaction(connection, "delete from item", "after the refused guard");
         }
         assertThat(db.queryLong("select count(*) from item")).isEqualTo(2);
     }
@@ -246,6 +234,23 @@ class ProtectedTablesIT {
             assertThatThrownBy(() -> FencedTables.protect(mariadb.dataSource(), "item"))
                     .isInstanceOf(SQLFeatureNotSupportedException.class)
                     .hasMessageContaining("MariaDB");
+        }
+    }
+
+    /**
+     * Runs {@code sql} in the connection's open transaction, expects the trigger's refusal, rolls
+     * back and returns the connection to autocommit.
+     */
+    private static void assertRefusedInTransaction(Connection connection, String sql, String description)
+            throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            assertThatThrownBy(() -> statement.executeUpdate(sql))
+                    .as(description)
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("outside a fenced transaction");
+        } finally {
+            connection.rollback();
+            connection.setAutoCommit(true);
         }
     }
 

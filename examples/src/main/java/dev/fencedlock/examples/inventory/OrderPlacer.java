@@ -3,13 +3,13 @@ package dev.fencedlock.examples.inventory;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
+import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.jpa.Fencing;
 import dev.fencedlock.jpa.FencingScope;
 import dev.fencedlock.jpa.StaleFencingTokenException;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.EntityTransaction;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -21,7 +21,6 @@ import java.util.Optional;
  */
 final class OrderPlacer {
     private static final Duration LOCK_WAIT = Duration.ofSeconds(30);
-    private static final String IDLE_IN_TRANSACTION_TIMEOUT = "25P03";
 
     private final LockClient locks;
     private final EntityManagerFactory database;
@@ -87,27 +86,13 @@ final class OrderPlacer {
                         ? OrderOutcome.REFUSED_LEASE_INVALID
                         : OrderOutcome.REFUSED_BY_DATABASE;
             }
-            if (endedForOutlivingItsLease(e)) {
+            if (FenceGuard.endedForIdling(e)) {
                 return OrderOutcome.REFUSED_LEASE_INVALID;
             }
             throw e;
         } finally {
             entityManager.close();
         }
-    }
-
-    /**
-     * Whether the database ended the transaction's session because it sat idle longer than the
-     * guard allowed, that is past the lease (PostgreSQL's {@code idle_in_transaction_session_timeout},
-     * SQLState {@value #IDLE_IN_TRANSACTION_TIMEOUT}).
-     */
-    private static boolean endedForOutlivingItsLease(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql && IDLE_IN_TRANSACTION_TIMEOUT.equals(sql.getSQLState())) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.fencedlock.faults.db;
 import dev.fencedlock.Lease;
 import dev.fencedlock.faults.history.FencedWrite;
 import dev.fencedlock.faults.history.WriteOutcome;
+import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.jpa.Fencing;
 import dev.fencedlock.jpa.FencingScope;
 import dev.fencedlock.jpa.StaleFencingTokenException;
@@ -20,6 +21,12 @@ import java.util.function.LongSupplier;
  * <p>Confined to one thread (the binding of the lease is per thread); close it on that thread.
  */
 public final class FencedIncrement implements AutoCloseable {
+    /**
+     * The detail of a write refused because the database ended its transaction for sitting idle
+     * past its lease ({@link FenceGuard#endedForIdling}).
+     */
+    public static final String ENDED_FOR_IDLING = "ENDED_FOR_IDLING";
+
     private final EntityManager em;
     private final FencingScope scope;
     private final Lease lease;
@@ -64,7 +71,8 @@ public final class FencedIncrement implements AutoCloseable {
 
     /**
      * Writes {@code readValue() + 1} and commits. A refusal by the fence is {@link
-     * WriteOutcome#REFUSED_STALE} with the refusal's reason as detail; any other failure of the
+     * WriteOutcome#REFUSED_STALE} with the refusal's reason as detail, as is a transaction the
+     * database ended for sitting idle past its lease ({@link #ENDED_FOR_IDLING}); any other failure of the
      * commit is {@link WriteOutcome#UNKNOWN}: the client cannot tell whether it took effect.
      *
      * @param attempt the id the commit log records, unique within the run
@@ -121,6 +129,10 @@ public final class FencedIncrement implements AutoCloseable {
                     WriteOutcome.REFUSED_STALE,
                     stale.get().reason().name(),
                     at);
+        }
+        if (FenceGuard.endedForIdling(e)) {
+            return new FencedWrite(
+                    counterName, client, attempt, token, WriteOutcome.REFUSED_STALE, ENDED_FOR_IDLING, at);
         }
         return new FencedWrite(
                 counterName,
