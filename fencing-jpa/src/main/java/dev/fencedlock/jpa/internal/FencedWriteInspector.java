@@ -10,7 +10,9 @@ import org.hibernate.resource.jdbc.spi.StatementInspector;
  * statement it prepares through here, whatever produced it: entity and collection persisters,
  * JPQL and Criteria bulk statements, native SQL. A statement that writes a fenced entity's table or
  * one of its collection tables must run in a transaction whose guard ran for the lease bound now
- * ({@link FencedTransactions#requireFenced}); an UPDATE of a fenced entity's table must also
+ * ({@link FencedTransactions#requireFenced}), checked here against the thread's innermost
+ * transaction and then, as the session prepares the statement, against that session's own
+ * transaction ({@link TransactionGuard}); an UPDATE of a fenced entity's table must also
  * change its version column, so that copies read before it fail their version check later. Any
  * other statement passes unchanged, after the application's own inspector if it has one.
  *
@@ -40,16 +42,19 @@ public final class FencedWriteInspector implements StatementInspector {
 
     @Override
     public String inspect(String sql) {
+        FencedTransactions.preparing(null);
         String inspected = application == null ? sql : application.inspect(sql);
         if (inspected == null || fencedTables.isEmpty()) {
             return inspected;
         }
+        String fencedWrite = null;
         for (String table : WrittenTables.of(inspected)) {
             String versionColumn = fencedTables.get(table);
             if (versionColumn == null) {
                 continue;
             }
-            FencedTransactions.requireFenced("statement on fenced table " + table + " [" + shown(inspected) + "]");
+            fencedWrite = "statement on fenced table " + table + " [" + shown(inspected) + "]";
+            FencedTransactions.requireFenced(fencedWrite);
             if (!versionColumn.isEmpty()
                     && WrittenTables.isUpdateOf(inspected, table)
                     && !WrittenTables.assigns(inspected, versionColumn)) {
@@ -59,6 +64,7 @@ public final class FencedWriteInspector implements StatementInspector {
                         + "could later be written over it. Use Fencing.fencedUpdate, or 'update versioned' in JPQL");
             }
         }
+        FencedTransactions.preparing(fencedWrite);
         return inspected;
     }
 
