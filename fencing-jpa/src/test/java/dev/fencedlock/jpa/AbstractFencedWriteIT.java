@@ -218,6 +218,12 @@ abstract class AbstractFencedWriteIT {
                                         "update fenced_item set quantity = 0, version = version + 1 where id = " + id)
                                 .executeUpdate())))
                         .contains("began with no lease bound");
+                assertThat(rootMessages(catchThrowable(() -> Fencing.fencedUpdate(
+                                unfenced,
+                                Item.class,
+                                (cb, root) -> cb.equal(root.get("id"), id),
+                                (cb, update, root) -> update.set(root.<Integer>get("quantity"), 0)))))
+                        .contains("began with no lease bound");
                 fenced.find(Item.class, id).take(2);
                 fenced.getTransaction().commit();
             }
