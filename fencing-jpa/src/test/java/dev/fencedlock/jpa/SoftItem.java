@@ -30,4 +30,8 @@ public class SoftItem {
         this.id = id;
         this.quantity = quantity;
     }
+
+    public void take(int amount) {
+        quantity -= amount;
+    }
 }

@@ -13,7 +13,8 @@ import org.hibernate.resource.jdbc.spi.StatementInspector;
  * ({@link FencedTransactions#requireFenced}), checked here against the thread's innermost
  * transaction and then, as the session prepares the statement, against that session's own
  * transaction ({@link TransactionGuard}); an UPDATE of a fenced entity's table must also
- * change its version column, so that copies read before it fail their version check later. Any
+ * change its version column, so that copies read before it fail their version check later (except
+ * Hibernate's soft delete of the entity, which sets only its soft-delete column). Any
  * other statement passes unchanged, after the application's own inspector if it has one.
  *
  * <p>Fenced tables are registered by {@link FencingIntegrator} as session factories start; one
@@ -26,6 +27,8 @@ public final class FencedWriteInspector implements StatementInspector {
     private final StatementInspector application;
     /** Normalised table name to its version column, or to "" for a collection table. */
     private final Map<String, String> fencedTables = new ConcurrentHashMap<>();
+    /** Normalised table name to the column Hibernate's {@code @SoftDelete} sets, for entity tables that have one. */
+    private final Map<String, String> softDeleteColumns = new ConcurrentHashMap<>();
 
     FencedWriteInspector(StatementInspector application) {
         this.application = application;
@@ -34,6 +37,18 @@ public final class FencedWriteInspector implements StatementInspector {
     /** Registers an entity table and its version column, or a collection table with {@code versionColumn} null. */
     void fence(String table, String versionColumn) {
         fencedTables.put(WrittenTables.normalise(table), versionColumn == null ? "" : versionColumn);
+    }
+
+    /**
+     * Registers an entity table removed by soft delete: an UPDATE that assigns only {@code
+     * softDeleteColumn} need not change the version. Hibernate's soft delete checks the version and
+     * fence read, and every later load and update of the entity skips the row.
+     */
+    void fence(String table, String versionColumn, String softDeleteColumn) {
+        fence(table, versionColumn);
+        if (softDeleteColumn != null) {
+            softDeleteColumns.put(WrittenTables.normalise(table), softDeleteColumn);
+        }
     }
 
     Set<String> fencedTables() {
@@ -57,7 +72,8 @@ public final class FencedWriteInspector implements StatementInspector {
             FencedTransactions.requireFenced(fencedWrite);
             if (!versionColumn.isEmpty()
                     && WrittenTables.isUpdateOf(inspected, table)
-                    && !WrittenTables.assigns(inspected, versionColumn)) {
+                    && !WrittenTables.assigns(inspected, versionColumn)
+                    && !isSoftDelete(inspected, table)) {
                 throw new IllegalStateException("An UPDATE of fenced table " + table
                         + " must change its version column "
                         + versionColumn + " [" + shown(inspected) + "]: without it, a copy read before the update "
@@ -66,6 +82,11 @@ public final class FencedWriteInspector implements StatementInspector {
         }
         FencedTransactions.preparing(fencedWrite);
         return inspected;
+    }
+
+    private boolean isSoftDelete(String sql, String table) {
+        String column = softDeleteColumns.get(table);
+        return column != null && WrittenTables.assignsOnly(sql, column);
     }
 
     private static String shown(String sql) {

@@ -171,7 +171,12 @@ public final class FencingIntegrator implements Integrator {
         }
 
         value.setPartitionKey(true);
-        inspector.fence(entity.getTable().getName(), version.getColumns().get(0).getName());
+        inspector.fence(
+                entity.getTable().getName(),
+                version.getColumns().get(0).getName(),
+                root.getSoftDeleteColumn() == null
+                        ? null
+                        : root.getSoftDeleteColumn().getName());
         for (Table table : EntityParts.collectionTables(entity)) {
             inspector.fence(table.getName(), null);
         }
