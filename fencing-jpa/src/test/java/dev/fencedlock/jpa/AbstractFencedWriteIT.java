@@ -194,6 +194,34 @@ abstract class AbstractFencedWriteIT {
     }
 
     /**
+     * Issue 19, item 3, the decision for writes: what a held connection with autocommit off ran
+     * before a fenced {@code begin()} (here an update Hibernate was allowed to run outside a
+     * transaction) is committed before the guard, as autocommit would have: it is not part of the
+     * fenced transaction, so that transaction's rollback does not take it back.
+     */
+    @Test
+    void aWriteBeforeBeginOnAHeldConnectionIsCommittedBeforeTheGuardNotJoined() throws Exception {
+        long labelId = ids.incrementAndGet();
+        db.execute("INSERT INTO label (id, name) VALUES (?, 'before')", labelId);
+        EntityManagerFactory held = unit.heldConnectionsWithoutAutocommit(
+                "TRANSACTION_REPEATABLE_READ", java.util.Map.of("hibernate.allow_update_outside_transaction", true));
+        EntityManager em = held.createEntityManager();
+        try (Lease lease = newLock().acquire(WAIT, LONG_LEASE)) {
+            em.createNativeQuery("update label set name = 'outside' where id = " + labelId)
+                    .executeUpdate();
+            try (FencingScope scope = Fencing.bind(lease)) {
+                em.getTransaction().begin();
+                em.getTransaction().rollback();
+            }
+        } finally {
+            em.close();
+        }
+        assertThat(db.queryLong("SELECT COUNT(*) FROM label WHERE id = ? AND name = 'outside'", labelId))
+                .as("the write made before begin()")
+                .isEqualTo(1);
+    }
+
+    /**
      * Issue 19, item 4: a transaction begun without a lease must not write a fenced entity because
      * another entity manager on the thread began a fenced transaction after it.
      */

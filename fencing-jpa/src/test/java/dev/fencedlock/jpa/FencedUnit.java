@@ -71,8 +71,14 @@ final class FencedUnit implements AutoCloseable {
      * to close ({@code DELAYED_ACQUISITION_AND_HOLD}, as Spring's JPA vendor adapter sets it).
      */
     EntityManagerFactory heldConnectionsWithoutAutocommit(String isolation) {
-        return factory(
-                pool(isolation, false), Map.of("hibernate.connection.handling_mode", "DELAYED_ACQUISITION_AND_HOLD"));
+        return heldConnectionsWithoutAutocommit(isolation, Map.of());
+    }
+
+    /** {@link #heldConnectionsWithoutAutocommit(String)} with further Hibernate {@code properties}. */
+    EntityManagerFactory heldConnectionsWithoutAutocommit(String isolation, Map<String, Object> properties) {
+        Map<String, Object> all = new java.util.HashMap<>(properties);
+        all.put("hibernate.connection.handling_mode", "DELAYED_ACQUISITION_AND_HOLD");
+        return factory(pool(isolation, false), all);
     }
 
     private DataSource pool(String isolation, boolean autoCommit) {
