@@ -156,6 +156,118 @@ abstract class AbstractFencedWriteIT {
         assertThat(quantityOf(id)).isEqualTo(10);
     }
 
+    /**
+     * Issue 19, item 3: a read before {@code begin()} on a held connection with autocommit off
+     * leaves a transaction open (REPEATABLE READ: with its snapshot); the fenced transaction must
+     * not join it, or it reads data older than the previous holder's commit.
+     */
+    @Test
+    void aReadBeforeBeginOnAHeldConnectionWithAutocommitOffIsNotJoinedByTheGuard() throws Exception {
+        long id = newItem(10);
+        FencedLock lock = newLock();
+        EntityManagerFactory held = unit.heldConnectionsWithoutAutocommit("TRANSACTION_REPEATABLE_READ");
+        EntityManager em = held.createEntityManager();
+        try {
+            assertThat(em.find(Item.class, id).quantity()).isEqualTo(10);
+            em.clear();
+            Fencing.inTransaction(lock, WAIT, emf, other -> {
+                other.find(Item.class, id).take(4);
+                return null;
+            });
+            try (Lease lease = lock.acquire(WAIT, LONG_LEASE);
+                    FencingScope scope = Fencing.bind(lease)) {
+                em.getTransaction().begin();
+                Item item = em.find(Item.class, id);
+                assertThat(item.quantity())
+                        .as("read after the guard, which came after the previous holder's commit")
+                        .isEqualTo(6);
+                item.take(1);
+                em.getTransaction().commit();
+            }
+        } finally {
+            if (em.getTransaction().isActive()) {
+                em.getTransaction().rollback();
+            }
+            em.close();
+        }
+        assertThat(quantityOf(id)).isEqualTo(5);
+    }
+
+    /**
+     * Issue 19, item 3, the decision for writes: what a held connection with autocommit off ran
+     * before a fenced {@code begin()} (here an update Hibernate was allowed to run outside a
+     * transaction) is committed before the guard, as autocommit would have: it is not part of the
+     * fenced transaction, so that transaction's rollback does not take it back.
+     */
+    @Test
+    void aWriteBeforeBeginOnAHeldConnectionIsCommittedBeforeTheGuardNotJoined() throws Exception {
+        long labelId = ids.incrementAndGet();
+        db.execute("INSERT INTO label (id, name) VALUES (?, 'before')", labelId);
+        EntityManagerFactory held = unit.heldConnectionsWithoutAutocommit(
+                "TRANSACTION_REPEATABLE_READ", java.util.Map.of("hibernate.allow_update_outside_transaction", true));
+        EntityManager em = held.createEntityManager();
+        try (Lease lease = newLock().acquire(WAIT, LONG_LEASE)) {
+            em.createNativeQuery("update label set name = 'outside' where id = " + labelId)
+                    .executeUpdate();
+            try (FencingScope scope = Fencing.bind(lease)) {
+                em.getTransaction().begin();
+                em.getTransaction().rollback();
+            }
+        } finally {
+            em.close();
+        }
+        assertThat(db.queryLong("SELECT COUNT(*) FROM label WHERE id = ? AND name = 'outside'", labelId))
+                .as("the write made before begin()")
+                .isEqualTo(1);
+    }
+
+    /**
+     * Issue 19, item 4: a transaction begun without a lease must not write a fenced entity because
+     * another entity manager on the thread began a fenced transaction after it.
+     */
+    @Test
+    void aTransactionBegunWithoutALeaseCannotWriteUnderAnotherEntityManagersFencedOne() throws Exception {
+        long id = newItem(10);
+        long newId = ids.incrementAndGet();
+        Lease lease = newLock().acquire(WAIT, LONG_LEASE);
+        EntityManager unfenced = emf.createEntityManager();
+        EntityManager fenced = emf.createEntityManager();
+        try {
+            unfenced.getTransaction().begin();
+            Item item = unfenced.find(Item.class, id);
+            try (FencingScope scope = Fencing.bind(lease)) {
+                fenced.getTransaction().begin();
+                item.take(1);
+                unfenced.persist(new Item(newId, "unguarded", 1));
+                assertThat(rootMessages(catchThrowable(unfenced::flush)))
+                        .as("a write in the transaction begun without a lease")
+                        .contains("began with no lease bound");
+                assertThat(rootMessages(catchThrowable(() -> unfenced.createNativeQuery(
+                                        "update fenced_item set quantity = 0, version = version + 1 where id = " + id)
+                                .executeUpdate())))
+                        .contains("began with no lease bound");
+                assertThat(rootMessages(catchThrowable(() -> Fencing.fencedUpdate(
+                                unfenced,
+                                Item.class,
+                                (cb, root) -> cb.equal(root.get("id"), id),
+                                (cb, update, root) -> update.set(root.<Integer>get("quantity"), 0)))))
+                        .contains("began with no lease bound");
+                fenced.find(Item.class, id).take(2);
+                fenced.getTransaction().commit();
+            }
+            if (unfenced.getTransaction().isActive()) {
+                unfenced.getTransaction().rollback();
+            }
+        } finally {
+            unfenced.close();
+            fenced.close();
+            lease.close();
+        }
+        assertThat(quantityOf(id)).as("only the fenced write").isEqualTo(8);
+        assertThat(db.queryLong("SELECT COUNT(*) FROM fenced_item WHERE id = ?", newId))
+                .isZero();
+    }
+
     @Test
     void writesUnderAValidLeaseAreStampedAndVersioned() throws Exception {
         long id = ids.incrementAndGet();
@@ -218,6 +330,13 @@ abstract class AbstractFencedWriteIT {
                 session.beginTransaction();
                 assertThat(rootMessages(catchThrowable(() -> session.insert(new Item(id, "stateless", 1)))))
                         .contains("cannot be inserted through a StatelessSession");
+                session.getTransaction().rollback();
+                session.beginTransaction();
+                Item existing = session.get(Item.class, newItem(1));
+                assertThat(rootMessages(catchThrowable(() -> session.update(existing))))
+                        .contains("cannot be updated through a StatelessSession");
+                assertThat(rootMessages(catchThrowable(() -> session.delete(existing))))
+                        .contains("cannot be deleted through a StatelessSession");
                 session.getTransaction().rollback();
             } finally {
                 session.close();
@@ -440,6 +559,78 @@ abstract class AbstractFencedWriteIT {
                 .isEqualTo(1);
         assertThat(db.queryLong("SELECT COUNT(*) FROM item_label WHERE item_id = ?", id))
                 .isEqualTo(1);
+        lease.close();
+    }
+
+    /** Issue 19, item 11: an element collection inside an embedded value is fenced like one of the entity's own. */
+    @Test
+    void anElementCollectionInsideAnEmbeddedValueIsFencedOrRefused() throws Exception {
+        long id = ids.incrementAndGet();
+        db.execute("INSERT INTO crate (id, label) VALUES (?, 'c')", id);
+        assertNoLease(em -> em.find(Crate.class, id).contents().parts().add("unfenced"));
+        assertThat(db.queryLong("SELECT COUNT(*) FROM crate_part WHERE crate_id = ?", id))
+                .as("nothing written without a lease")
+                .isZero();
+
+        Lease lease = newLock().acquire(WAIT, LONG_LEASE);
+        inLeaseDo(lease, em -> em.find(Crate.class, id).contents().parts().add("fenced"));
+        assertThat(db.queryLong("SELECT COUNT(*) FROM crate_part WHERE crate_id = ?", id))
+                .isEqualTo(1);
+        lease.close();
+    }
+
+    /**
+     * Issue 19, item 11: a fenced entity's one-to-many by join column writes the child's table,
+     * which stays the child's: plain writes of the unfenced child need no lease.
+     */
+    @Test
+    void theChildTableOfAOneToManyByJoinColumnIsNotFenced() throws Exception {
+        long crateId = ids.incrementAndGet();
+        long penId = ids.incrementAndGet();
+        db.execute("INSERT INTO crate (id, label) VALUES (?, 'c')", crateId);
+        EntityManager em = emf.createEntityManager();
+        try {
+            em.getTransaction().begin();
+            em.persist(new Pen(penId, "plain"));
+            em.getTransaction().commit();
+        } finally {
+            em.close();
+        }
+        assertThat(db.queryLong("SELECT COUNT(*) FROM pen WHERE id = ?", penId)).isEqualTo(1);
+
+        Lease lease = newLock().acquire(WAIT, LONG_LEASE);
+        inLeaseDo(lease, fenced -> fenced.find(Crate.class, crateId).pens().add(fenced.find(Pen.class, penId)));
+        assertThat(db.queryLong("SELECT crate_id FROM pen WHERE id = ?", penId)).isEqualTo(crateId);
+        lease.close();
+    }
+
+    /**
+     * Issue 19, item 11: removing a {@code @SoftDelete} fenced entity (an UPDATE of its deleted
+     * column that leaves the version) is fenced; without a lease it is refused; a copy read before
+     * cannot write the removed row.
+     */
+    @Test
+    void aSoftDeletedFencedEntityIsRemovedUnderTheFenceAndStaysRemoved() throws Exception {
+        long id = ids.incrementAndGet();
+        db.execute("INSERT INTO soft_item (id, quantity) VALUES (?, 5)", id);
+        assertNoLease(em -> em.remove(em.find(SoftItem.class, id)));
+        assertThat(db.queryLong("SELECT COUNT(*) FROM soft_item WHERE id = ? AND NOT deleted", id))
+                .as("not removed without a lease")
+                .isEqualTo(1);
+
+        Lease lease = newLock().acquire(WAIT, LONG_LEASE);
+        SoftItem detached = inLease(lease, em -> em.find(SoftItem.class, id));
+        inLeaseDo(lease, em -> em.remove(em.find(SoftItem.class, id)));
+        assertThat(db.queryLong("SELECT COUNT(*) FROM soft_item WHERE id = ? AND deleted", id))
+                .as("removed")
+                .isEqualTo(1);
+
+        detached.take(5);
+        assertThat(catchThrowable(() -> inLease(lease, em -> em.merge(detached))))
+                .as("a copy read before the removal")
+                .isNotNull();
+        assertThat(db.queryLong("SELECT quantity FROM soft_item WHERE id = ? AND deleted", id))
+                .isEqualTo(5);
         lease.close();
     }
 

@@ -16,8 +16,16 @@ import org.hibernate.jpa.HibernatePersistenceConfiguration;
  * Everything opened here is closed by {@link #close()}, the schema last.
  */
 final class FencedUnit implements AutoCloseable {
-    static final List<Class<?>> ENTITIES =
-            List.of(Item.class, Label.class, Note.class, Shelf.class, LegacyStock.class, LogEntry.class);
+    static final List<Class<?>> ENTITIES = List.of(
+            Item.class,
+            Label.class,
+            Note.class,
+            Shelf.class,
+            LegacyStock.class,
+            LogEntry.class,
+            Crate.class,
+            Pen.class,
+            SoftItem.class);
 
     final TestDatabase db;
     final EntityManagerFactory emf;
@@ -54,15 +62,36 @@ final class FencedUnit implements AutoCloseable {
         if (isolation == null) {
             return emf;
         }
+        return factory(pool(isolation, true), Map.of());
+    }
+
+    /**
+     * A factory whose pool hands out connections with autocommit off at {@code isolation} ({@code
+     * java.sql.Connection} constant name), and whose sessions hold their connection from first use
+     * to close ({@code DELAYED_ACQUISITION_AND_HOLD}, as Spring's JPA vendor adapter sets it).
+     */
+    EntityManagerFactory heldConnectionsWithoutAutocommit(String isolation) {
+        return heldConnectionsWithoutAutocommit(isolation, Map.of());
+    }
+
+    /** {@link #heldConnectionsWithoutAutocommit(String)} with further Hibernate {@code properties}. */
+    EntityManagerFactory heldConnectionsWithoutAutocommit(String isolation, Map<String, Object> properties) {
+        Map<String, Object> all = new java.util.HashMap<>(properties);
+        all.put("hibernate.connection.handling_mode", "DELAYED_ACQUISITION_AND_HOLD");
+        return factory(pool(isolation, false), all);
+    }
+
+    private DataSource pool(String isolation, boolean autoCommit) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(db.jdbcUrl());
         config.setUsername(db.user());
         config.setPassword(db.password());
         config.setMaximumPoolSize(4);
+        config.setAutoCommit(autoCommit);
         config.setTransactionIsolation(isolation);
         HikariDataSource pool = new HikariDataSource(config);
         opened.add(pool);
-        return factory(pool, Map.of());
+        return pool;
     }
 
     @Override

@@ -138,6 +138,15 @@ class FencingIntegratorIT {
         assertThat(printed).contains("Fenced entity " + name + " is bytecode-enhanced");
     }
 
+    /** Issue 19, item 11: a fence inside an embedded value was ignored, and the entity written unfenced. */
+    @Test
+    void aFenceInsideAnEmbeddableIsRefused() {
+        assertStartFails(
+                EmbeddedFence.class,
+                "@FencingToken field " + FenceHolder.class.getName() + ".fence is in " + "@Embeddable "
+                        + FenceHolder.class.getName());
+    }
+
     @Test
     void aFenceWithoutAVersionIsRefused() {
         assertStartFails(NoVersion.class, "has no @Version");
@@ -457,6 +466,27 @@ class FencingIntegratorIT {
 
         @Version
         java.time.Instant version;
+
+        @FencingToken
+        long fence;
+    }
+
+    @Entity
+    @EntityListeners(FencingListener.class)
+    static class EmbeddedFence {
+        @Id
+        long id;
+
+        @Version
+        long version;
+
+        @jakarta.persistence.Embedded
+        FenceHolder holder = new FenceHolder();
+    }
+
+    @jakarta.persistence.Embeddable
+    static class FenceHolder {
+        String note;
 
         @FencingToken
         long fence;

@@ -10,8 +10,10 @@ import java.util.Deque;
  * The Hibernate transactions begun on the current thread and not yet completed, innermost last,
  * each with the lease its guard ran for (none if no lease was bound when it began). Fenced writes
  * ask here whether they run inside a fenced transaction: the entity listener before it stamps, the
- * statement inspector before a statement on a fenced table. Each thread has its own stack; an
- * entry is removed by identity, also when the transaction completes on another thread.
+ * statement inspector before a statement on a fenced table, and the session that prepares such a
+ * statement, for its own transaction: with two sessions' transactions open on one thread, a write
+ * counts as fenced only if the transaction it runs in is. Each thread has its own stack; an entry
+ * is removed by identity, also when the transaction completes on another thread.
  */
 public final class FencedTransactions {
     private static final ThreadLocal<Deque<Entry>> OPEN = ThreadLocal.withInitial(ArrayDeque::new);
@@ -39,7 +41,32 @@ public final class FencedTransactions {
         }
     }
 
+    /** The fenced write of the statement being prepared on this thread, until its session takes it. */
+    private static final ThreadLocal<String> PREPARING = new ThreadLocal<>();
+
     private FencedTransactions() {}
+
+    /**
+     * Records that the statement about to be prepared on this thread writes a fenced table ({@code
+     * what} describes it), or that it does not ({@code null}). The session that prepares it takes
+     * it with {@link #takePreparedWrite} and checks it against its own transaction.
+     */
+    static void preparing(String what) {
+        if (what == null) {
+            PREPARING.remove();
+        } else {
+            PREPARING.set(what);
+        }
+    }
+
+    /** The fenced write recorded by {@link #preparing}, null if none; cleared. */
+    static String takePreparedWrite() {
+        String what = PREPARING.get();
+        if (what != null) {
+            PREPARING.remove();
+        }
+        return what;
+    }
 
     /** Records a transaction begun on this thread; {@code lease} is null when it is not fenced. */
     static Entry begin(Lease lease) {
@@ -62,23 +89,33 @@ public final class FencedTransactions {
      * @throws StaleFencingTokenException if the lease is no longer valid
      */
     public static Lease requireFenced(String what) {
-        Lease bound = LeaseBinding.current().orElseThrow(() -> new NoLeaseBoundException(what));
         Entry innermost;
         Deque<Entry> stack = OPEN.get();
         synchronized (stack) {
             innermost = stack.peekLast();
         }
-        if (innermost == null) {
+        return requireFenced(what, innermost);
+    }
+
+    /**
+     * Like {@link #requireFenced(String)}, for a write known to run in {@code transaction} (of the
+     * session that writes), whatever other transactions are open on the thread.
+     *
+     * @param transaction the writing session's open transaction, null if it has none
+     */
+    static Lease requireFenced(String what, Entry transaction) {
+        Lease bound = LeaseBinding.current().orElseThrow(() -> new NoLeaseBoundException(what));
+        if (transaction == null) {
             throw new IllegalStateException("The " + what + " runs outside a transaction begun on thread '"
                     + Thread.currentThread().getName() + "'; fenced writes need a transaction begun while the "
                     + "lease is bound (Fencing.bind before begin, or Fencing.inTransaction)");
         }
-        if (innermost.lease != bound) {
+        if (transaction.lease != bound) {
             throw new IllegalStateException("The " + what + " runs in a transaction that began "
-                    + (innermost.lease == null
+                    + (transaction.lease == null
                             ? "with no lease bound"
-                            : "under the lease of lock '" + innermost.lease.lockName() + "' with token "
-                                    + innermost.lease.token())
+                            : "under the lease of lock '" + transaction.lease.lockName() + "' with token "
+                                    + transaction.lease.token())
                     + ", but the lease of lock '" + bound.lockName() + "' with token " + bound.token()
                     + " is bound now. The fence guard runs when the transaction begins: bind the lease "
                     + "(Fencing.bind) before beginning the transaction, or use Fencing.inTransaction");

@@ -10,8 +10,11 @@ import org.hibernate.resource.jdbc.spi.StatementInspector;
  * statement it prepares through here, whatever produced it: entity and collection persisters,
  * JPQL and Criteria bulk statements, native SQL. A statement that writes a fenced entity's table or
  * one of its collection tables must run in a transaction whose guard ran for the lease bound now
- * ({@link FencedTransactions#requireFenced}); an UPDATE of a fenced entity's table must also
- * change its version column, so that copies read before it fail their version check later. Any
+ * ({@link FencedTransactions#requireFenced}), checked here against the thread's innermost
+ * transaction and then, as the session prepares the statement, against that session's own
+ * transaction ({@link TransactionGuard}); an UPDATE of a fenced entity's table must also
+ * change its version column, so that copies read before it fail their version check later (except
+ * Hibernate's soft delete of the entity, which sets only its soft-delete column). Any
  * other statement passes unchanged, after the application's own inspector if it has one.
  *
  * <p>Fenced tables are registered by {@link FencingIntegrator} as session factories start; one
@@ -24,6 +27,8 @@ public final class FencedWriteInspector implements StatementInspector {
     private final StatementInspector application;
     /** Normalised table name to its version column, or to "" for a collection table. */
     private final Map<String, String> fencedTables = new ConcurrentHashMap<>();
+    /** Normalised table name to the column Hibernate's {@code @SoftDelete} sets, for entity tables that have one. */
+    private final Map<String, String> softDeleteColumns = new ConcurrentHashMap<>();
 
     FencedWriteInspector(StatementInspector application) {
         this.application = application;
@@ -34,32 +39,54 @@ public final class FencedWriteInspector implements StatementInspector {
         fencedTables.put(WrittenTables.normalise(table), versionColumn == null ? "" : versionColumn);
     }
 
+    /**
+     * Registers an entity table removed by soft delete: an UPDATE that assigns only {@code
+     * softDeleteColumn} need not change the version. Hibernate's soft delete checks the version and
+     * fence read, and every later load and update of the entity skips the row.
+     */
+    void fence(String table, String versionColumn, String softDeleteColumn) {
+        fence(table, versionColumn);
+        if (softDeleteColumn != null) {
+            softDeleteColumns.put(WrittenTables.normalise(table), softDeleteColumn);
+        }
+    }
+
     Set<String> fencedTables() {
         return Set.copyOf(fencedTables.keySet());
     }
 
     @Override
     public String inspect(String sql) {
+        FencedTransactions.preparing(null);
         String inspected = application == null ? sql : application.inspect(sql);
         if (inspected == null || fencedTables.isEmpty()) {
             return inspected;
         }
+        String fencedWrite = null;
         for (String table : WrittenTables.of(inspected)) {
             String versionColumn = fencedTables.get(table);
             if (versionColumn == null) {
                 continue;
             }
-            FencedTransactions.requireFenced("statement on fenced table " + table + " [" + shown(inspected) + "]");
+            fencedWrite = "statement on fenced table " + table + " [" + shown(inspected) + "]";
+            FencedTransactions.requireFenced(fencedWrite);
             if (!versionColumn.isEmpty()
                     && WrittenTables.isUpdateOf(inspected, table)
-                    && !WrittenTables.assigns(inspected, versionColumn)) {
+                    && !WrittenTables.assigns(inspected, versionColumn)
+                    && !isSoftDelete(inspected, table)) {
                 throw new IllegalStateException("An UPDATE of fenced table " + table
                         + " must change its version column "
                         + versionColumn + " [" + shown(inspected) + "]: without it, a copy read before the update "
                         + "could later be written over it. Use Fencing.fencedUpdate, or 'update versioned' in JPQL");
             }
         }
+        FencedTransactions.preparing(fencedWrite);
         return inspected;
+    }
+
+    private boolean isSoftDelete(String sql, String table) {
+        String column = softDeleteColumns.get(table);
+        return column != null && WrittenTables.assignsOnly(sql, column);
     }
 
     private static String shown(String sql) {

@@ -17,11 +17,11 @@ import org.hibernate.event.service.spi.EventListenerRegistry;
 import org.hibernate.event.spi.EventType;
 import org.hibernate.integrator.spi.Integrator;
 import org.hibernate.mapping.BasicValue;
-import org.hibernate.mapping.Collection;
 import org.hibernate.mapping.JoinedSubclass;
 import org.hibernate.mapping.PersistentClass;
 import org.hibernate.mapping.Property;
 import org.hibernate.mapping.RootClass;
+import org.hibernate.mapping.Table;
 import org.hibernate.mapping.UnionSubclass;
 
 /**
@@ -34,11 +34,13 @@ import org.hibernate.mapping.UnionSubclass;
  *       fence (or a non-numeric one), the fence as the version, a fence that is not one basic,
  *       insertable and updatable column, no {@code @EntityListeners(FencingListener.class)} on the
  *       class or a superclass (listeners declared only in {@code orm.xml} are not seen), more than
- *       one table per entity, custom insert/update/delete SQL, {@code @OptimisticLocking(type = ALL/DIRTY)}, and bytecode-enhanced classes.
+ *       one table per entity, custom insert/update/delete SQL, {@code @OptimisticLocking(type = ALL/DIRTY)}, and bytecode-enhanced classes;
+ *       on any entity, a {@code @FencingToken} field inside an embeddable ({@link EntityParts}).
  *   <li>The fence column is marked as a partition-key column: Hibernate then adds {@code fence = ?}
  *       (the value read) to the WHERE clause of every UPDATE and DELETE of the entity.
- *   <li>The entity's table and its collection tables are registered with the {@link
- *       FencedWriteInspector}, which refuses writes to them outside a fenced transaction.
+ *   <li>The entity's table and the tables its collections write (also inside embedded values; not
+ *       a one-to-many child's table) are registered with the {@link FencedWriteInspector}, which
+ *       refuses writes to them outside a fenced transaction.
  *   <li>Writes of fenced entities through a {@code StatelessSession} are refused ({@link
  *       StatelessWriteRefusal}): it runs no entity listener, so nothing would be stamped.
  * </ol>
@@ -60,6 +62,7 @@ public final class FencingIntegrator implements Integrator {
             } catch (IllegalArgumentException e) {
                 throw new MappingException(e.getMessage(), e);
             }
+            EntityParts.refuseFencesInEmbeddables(entity);
             if (field.isEmpty()) {
                 continue;
             }
@@ -168,13 +171,14 @@ public final class FencingIntegrator implements Integrator {
         }
 
         value.setPartitionKey(true);
-        inspector.fence(entity.getTable().getName(), version.getColumns().get(0).getName());
-        for (Property member : entity.getPropertyClosure()) {
-            if (member.getValue() instanceof Collection collection
-                    && collection.getCollectionTable() != null
-                    && collection.getCollectionTable() != entity.getTable()) {
-                inspector.fence(collection.getCollectionTable().getName(), null);
-            }
+        inspector.fence(
+                entity.getTable().getName(),
+                version.getColumns().get(0).getName(),
+                root.getSoftDeleteColumn() == null
+                        ? null
+                        : root.getSoftDeleteColumn().getName());
+        for (Table table : EntityParts.collectionTables(entity)) {
+            inspector.fence(table.getName(), null);
         }
     }
 }

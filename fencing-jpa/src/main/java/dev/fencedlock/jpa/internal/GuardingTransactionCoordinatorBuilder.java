@@ -2,6 +2,7 @@ package dev.fencedlock.jpa.internal;
 
 import dev.fencedlock.jdbc.FenceGuard;
 import org.hibernate.engine.jdbc.spi.JdbcCoordinator;
+import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.resource.jdbc.spi.PhysicalConnectionHandlingMode;
 import org.hibernate.resource.transaction.spi.DdlTransactionIsolator;
 import org.hibernate.resource.transaction.spi.TransactionCoordinator;
@@ -11,7 +12,8 @@ import org.hibernate.tool.schema.internal.exec.JdbcContext;
 
 /**
  * The transaction coordinator builder Hibernate would use (resource-local or JTA, as configured),
- * with a {@link TransactionGuard} observing every coordinator it builds. This is the one place the
+ * with a {@link TransactionGuard} observing every coordinator it builds and its session's
+ * statements ({@link SessionStatements}). This is the one place the
  * fence hooks into Hibernate's transactions; {@code HibernateHooksCanaryIT} fails if Hibernate
  * stops calling it. Immutable and thread-safe.
  */
@@ -32,7 +34,12 @@ final class GuardingTransactionCoordinatorBuilder implements TransactionCoordina
                     "fencing-jpa cannot run its fence guard: Hibernate's transaction owner is a "
                             + owner.getClass().getName() + ", not a JdbcCoordinator");
         }
-        coordinator.addObserver(new TransactionGuard(coordinator, jdbc, guard));
+        TransactionGuard observer = new TransactionGuard(coordinator, jdbc, guard);
+        coordinator.addObserver(observer);
+        // Hibernate's own short-lived JDBC owners (reading database metadata at start-up) are no sessions
+        if (jdbc.getJdbcSessionOwner() instanceof SharedSessionContractImplementor session) {
+            session.getEventListenerManager().addListener(new SessionStatements(observer));
+        }
         return coordinator;
     }
 

@@ -29,30 +29,30 @@ final class StatelessWriteRefusal
 
     @Override
     public boolean onPreInsert(PreInsertEvent event) {
-        return refuse(event, "insert");
+        return refuse(event, "inserted");
     }
 
     @Override
     public boolean onPreUpdate(PreUpdateEvent event) {
-        return refuse(event, "update");
+        return refuse(event, "updated");
     }
 
     @Override
     public boolean onPreUpsert(PreUpsertEvent event) {
-        return refuse(event, "upsert");
+        return refuse(event, "upserted");
     }
 
     @Override
     public boolean onPreDelete(PreDeleteEvent event) {
-        return refuse(event, "delete");
+        return refuse(event, "deleted");
     }
 
     /** Never vetoes: a write it does not refuse goes ahead. */
-    private boolean refuse(AbstractPreDatabaseOperationEvent event, String operation) {
+    private boolean refuse(AbstractPreDatabaseOperationEvent event, String done) {
         String entity = event.getPersister().getEntityName();
         if (event.getSession() instanceof StatelessSession && fencedEntities.contains(entity)) {
             throw new UnsupportedOperationException("Fenced entity " + entity + "#" + event.getId() + " cannot be "
-                    + operation + "ed through a StatelessSession: it runs no entity listener, so the fence would "
+                    + done + " through a StatelessSession: it runs no entity listener, so the fence would "
                     + "not be stamped; use a Session or EntityManager");
         }
         return false;

@@ -31,6 +31,20 @@ import org.hibernate.resource.transaction.spi.TransactionObserver;
  *   <li>After completion: the transaction is forgotten.
  * </ol>
  *
+ * <p>It also follows the session's statements ({@link SessionStatements}):
+ *
+ * <ul>
+ *   <li>a statement that writes a fenced table ({@link FencedWriteInspector}) must run in this
+ *       session's transaction, begun under the lease bound now; another session's fenced
+ *       transaction open on the same thread does not count;
+ *   <li>statements run on a held connection outside a transaction with autocommit off (a read
+ *       before {@code begin()} on a pool with {@code autoCommit=false}, the connection held by the
+ *       session) leave a database transaction open, whose snapshot the fenced transaction would
+ *       join: it is committed before the guard runs, so the guard is the fenced transaction's first
+ *       statement. Statements the application runs on the connection itself ({@code doWork},
+ *       {@code unwrap(Connection)}) are not seen.
+ * </ul>
+ *
  * <p>Used by the session's thread only, as the session itself.
  */
 final class TransactionGuard implements TransactionObserver {
@@ -38,6 +52,12 @@ final class TransactionGuard implements TransactionObserver {
     private final JdbcCoordinator jdbc;
     private final FenceGuard guard;
     private FencedTransactions.Entry current;
+    /**
+     * Whether statements ran on the held connection outside a transaction with autocommit off
+     * since it last ended one: the database then has a transaction (and, under REPEATABLE READ, a
+     * snapshot) open that the next begin would otherwise join.
+     */
+    private boolean openBeforeBegin;
 
     TransactionGuard(TransactionCoordinator coordinator, JdbcCoordinator jdbc, FenceGuard guard) {
         this.coordinator = coordinator;
@@ -57,6 +77,7 @@ final class TransactionGuard implements TransactionObserver {
             if (!lease.isValid()) {
                 throw StaleFencingTokenException.leaseNotValid(lease, "when the transaction began");
             }
+            endTransactionOpenBeforeBegin(lease);
             enter(lease);
             return;
         } catch (RuntimeException e) {
@@ -71,6 +92,57 @@ final class TransactionGuard implements TransactionObserver {
             afterCompletion(false, false);
         }
         throw refusal;
+    }
+
+    /**
+     * Commits what the held connection ran outside a transaction since it last ended one, so that
+     * the guard starts the database transaction and every read after it sees the fence row's
+     * order. A commit, not a rollback: reads lose nothing, and a write made there (only with
+     * {@code hibernate.allow_update_outside_transaction}) was never part of the fenced transaction,
+     * as it would not have been with autocommit on.
+     */
+    private void endTransactionOpenBeforeBegin(Lease lease) {
+        if (!openBeforeBegin) {
+            return;
+        }
+        openBeforeBegin = false;
+        Connection connection = jdbc.getLogicalConnection().getPhysicalConnection();
+        try {
+            connection.commit();
+        } catch (SQLException e) {
+            throw new PersistenceException(
+                    "Could not end the transaction that statements run before begin() left open on the "
+                            + "connection (autocommit off), before the fence guard of lock '" + lease.lockName()
+                            + "' (token " + lease.token() + "); the transaction was rolled back: " + e.getMessage(),
+                    e);
+        }
+    }
+
+    /** Before the session prepares a statement: a write to a fenced table must run in this session's fenced transaction. */
+    void beforePrepare() {
+        String fencedWrite = FencedTransactions.takePreparedWrite();
+        if (fencedWrite != null) {
+            FencedTransactions.requireFenced(fencedWrite, current);
+        }
+    }
+
+    /** Before the session executes statements: outside a transaction with autocommit off, they leave one open. */
+    void beforeExecute() {
+        if (current != null || openBeforeBegin || !jdbc.getLogicalConnection().isPhysicallyConnected()) {
+            return;
+        }
+        try {
+            openBeforeBegin =
+                    !jdbc.getLogicalConnection().getPhysicalConnection().getAutoCommit();
+        } catch (SQLException e) {
+            // cannot tell: assume the worst, the next fenced begin commits first
+            openBeforeBegin = true;
+        }
+    }
+
+    /** After the session gave its connection back: the pool ends what was open on it. */
+    void afterRelease() {
+        openBeforeBegin = false;
     }
 
     private void enter(Lease lease) {
@@ -119,6 +191,7 @@ final class TransactionGuard implements TransactionObserver {
 
     @Override
     public void afterCompletion(boolean successful, boolean delayed) {
+        openBeforeBegin = false;
         if (current != null) {
             current.end();
             current = null;

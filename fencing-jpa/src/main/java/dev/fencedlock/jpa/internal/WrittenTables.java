@@ -115,12 +115,45 @@ final class WrittenTables {
      * where} outside parentheses.
      */
     static boolean assigns(String sql, String column) {
+        String assignments = assignments(sql);
+        return assignments != null
+                && Pattern.compile("[\\s,.`\"]" + Pattern.quote(column.toLowerCase(Locale.ROOT)) + "[`\"]?\\s*=")
+                        .matcher(assignments)
+                        .find();
+    }
+
+    /**
+     * Whether the SET clause of UPDATE statement {@code sql} assigns {@code column} (plain or
+     * alias-qualified) and nothing else, as Hibernate's soft delete does.
+     */
+    static boolean assignsOnly(String sql, String column) {
+        String assignments = assignments(sql);
+        if (assignments == null || !assigns(sql, column)) {
+            return false;
+        }
+        Pattern target = Pattern.compile(
+                "\\s*(?:[`\"]?[\\w$]+[`\"]?\\.)?[`\"]?" + Pattern.quote(column.toLowerCase(Locale.ROOT))
+                        + "[`\"]?\\s*=.*",
+                Pattern.DOTALL);
+        for (String assignment : assignments.split(",")) {
+            if (!target.matcher(assignment).matches()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The SET clause of UPDATE statement {@code sql}, lower case, from the first {@code set} to the
+     * first {@code where} outside parentheses, with what is inside parentheses blanked (a
+     * subquery's conditions and commas are not assignments); null if it has no SET.
+     */
+    private static String assignments(String sql) {
         String lower = sql.toLowerCase(Locale.ROOT);
         Matcher set = Pattern.compile("\\sset\\s").matcher(lower);
         if (!set.find()) {
-            return false;
+            return null;
         }
-        // the assignments at parenthesis depth 0: a subquery's conditions are not assignments
         StringBuilder assignments = new StringBuilder(" ");
         int depth = 0;
         for (int i = set.end(); i < lower.length(); i++) {
@@ -134,8 +167,6 @@ final class WrittenTables {
             }
             assignments.append(depth == 0 && c != ')' ? c : ' ');
         }
-        return Pattern.compile("[\\s,.`\"]" + Pattern.quote(column.toLowerCase(Locale.ROOT)) + "[`\"]?\\s*=")
-                .matcher(assignments)
-                .find();
+        return assignments.toString();
     }
 }

@@ -104,4 +104,24 @@ class WrittenTablesTest {
                 .isTrue();
         assertThat(WrittenTables.isUpdate("delete from t")).isFalse();
     }
+
+    /** Hibernate's soft delete assigns its deleted column and nothing else. */
+    @Test
+    void tellsAnUpdateThatAssignsOnlyOneColumn() {
+        assertThat(WrittenTables.assignsOnly(
+                        "update soft_item set deleted=true where id=? and fence=? and deleted=false and version=?",
+                        "deleted"))
+                .isTrue();
+        assertThat(WrittenTables.assignsOnly("update soft_item s set s.`deleted` = 1 where s.id = 1", "deleted"))
+                .isTrue();
+        assertThat(WrittenTables.assignsOnly("update soft_item set deleted=true, quantity=0 where id=?", "deleted"))
+                .isFalse();
+        assertThat(WrittenTables.assignsOnly("update soft_item set quantity=0, deleted=true where id=?", "deleted"))
+                .isFalse();
+        assertThat(WrittenTables.assignsOnly(
+                        "update soft_item set deleted=(select max(x) from t where a=1, b=2) where id=?", "deleted"))
+                .isTrue();
+        assertThat(WrittenTables.assignsOnly("update soft_item set quantity=0 where deleted=true", "deleted"))
+                .isFalse();
+    }
 }
