@@ -51,8 +51,8 @@ import java.util.Optional;
  * <p>The first statement also marks the transaction as fenced (PostgreSQL and H2), which the
  * triggers of {@link FencedTables#protect protected tables} require of every write, and, given a
  * bound ({@link #enter(Connection, Lease)}), limits how long the transaction waits for the row and
- * (PostgreSQL) how long it may then sit idle, so that a holder stalled inside its transaction
- * cannot keep the row beyond its lease. Before the first use on a database the table's shape is
+ * (PostgreSQL, MariaDB) how long it may then sit idle, so that a holder stalled inside its
+ * transaction cannot keep the row beyond its lease. See "Bounded waits" below. Before the first use on a database the table's shape is
  * checked: without its primary key on {@code lock_name} two first transactions of a lock could both
  * insert a row, so the guard refuses to run.
  *
@@ -60,6 +60,38 @@ import java.util.Optional;
  * which may fold case or pad trailing spaces; the guard then compares the stored name byte for
  * byte and fails with a {@link LockException} that names both names and how to fix the column,
  * instead of letting two names share a row.
+ *
+ * <p><b>Bounded waits.</b> A holder that stalls inside its fenced transaction (a long pause, a
+ * stopped process, a hung thread) with its connection open keeps the fence row locked; the lock's
+ * later transactions wait for it at their first statement. With a bound (the lease's remaining
+ * time, {@code r}):
+ *
+ * <ul>
+ *   <li>PostgreSQL ends the stalled transaction's session once it has sat idle for {@code r} plus
+ *       {@link GuardStatements#IDLE_GRACE} ({@code idle_in_transaction_session_timeout}, set
+ *       transaction-locally, so nothing outlives the transaction). Its row lock is freed then and
+ *       the waiting holder goes on; the stalled holder, when it wakes, gets SQLState {@value
+ *       #IDLE_TIMEOUT_STATE} ({@link #endedForIdling}) and nothing it wrote is kept.
+ *   <li>MariaDB closes the stalled transaction's connection once it has sat idle for {@code r}
+ *       plus the grace, rounded up to whole seconds ({@code idle_transaction_timeout}; a session
+ *       setting, so {@link #afterCompletion} must put it back after the transaction: {@link
+ *       JdbcFencing} does). The stalled holder, when it wakes, finds its connection closed (a
+ *       connection failure, SQLState class {@code 08}); nothing it wrote is kept.
+ *   <li>H2 has no idle timeout and cannot end a stalled transaction: the waiting transaction waits
+ *       for its session's {@code LOCK_TIMEOUT} (the guard leaves it alone) and then fails with a
+ *       lock timeout that {@link #explainWait} turns into {@link FenceRowBusyException}. The row
+ *       stays locked until the stalled holder wakes (its lease check before the commit then refuses
+ *       it) or its session is closed.
+ * </ul>
+ *
+ * <p>Each wait for the row is bounded too, by {@code r} (PostgreSQL's {@code lock_timeout},
+ * MariaDB's {@code innodb_lock_wait_timeout} in whole seconds) or, on H2, by {@code LOCK_TIMEOUT}.
+ * So a waiting holder goes on within about the stalled holder's remaining lease plus the grace
+ * (PostgreSQL, MariaDB) or fails within its own bound with a {@link FenceRowBusyException} that
+ * names the lock and what the database says of the holder. The bounds are as exact as the
+ * server's timers: PostgreSQL's are in milliseconds; MariaDB counts whole seconds, and notices an
+ * idle connection at its next network read timeout. They assume the server is not itself stopped
+ * and that the lease's remaining time was measured when the guard ran.
  *
  * <p>Immutable and thread-safe; a connection is used by one thread at a time, as JDBC requires.
  */
@@ -119,8 +151,9 @@ public final class FenceGuard {
 
     /**
      * {@link #enter(Connection, String, long, Duration)} for {@code lease}, bounded by its remaining
-     * time: the transaction waits at most that long for the fence row and (PostgreSQL) may sit idle
-     * between statements at most that long before the server ends it.
+     * time: the transaction waits at most that long for the fence row and (PostgreSQL, MariaDB) may
+     * sit idle between statements at most that long plus {@link GuardStatements#IDLE_GRACE} before
+     * the server ends it. On MariaDB call {@link #afterCompletion} after the commit or rollback.
      *
      * @throws IllegalArgumentException also if {@code lease} is null
      */
@@ -148,8 +181,10 @@ public final class FenceGuard {
      *
      * <p>{@code bound} limits how long the transaction waits for the row: PostgreSQL's {@code
      * lock_timeout} and MariaDB's {@code innodb_lock_wait_timeout} (whole seconds, rounded up), and
-     * PostgreSQL's {@code idle_in_transaction_session_timeout}, all transaction-local. H2's lock
-     * timeout is its session's {@code LOCK_TIMEOUT}. A wait that runs out fails with the database's
+     * PostgreSQL's {@code idle_in_transaction_session_timeout} (the bound plus {@link
+     * GuardStatements#IDLE_GRACE}), all transaction-local; MariaDB's session {@code
+     * idle_transaction_timeout} (the same, in whole seconds), which {@link #afterCompletion} puts
+     * back. H2's lock timeout is its session's {@code LOCK_TIMEOUT}, and H2 has no idle timeout. A wait that runs out fails with the database's
      * lock-timeout error; roll back, then {@link #explainWait} says who holds the row. A failure of a
      * statement (a deadlock, a lock or serialization timeout) is thrown as the driver reported it and
      * usually leaves the transaction unusable: roll it back, then {@link #explain} the failure.
@@ -181,6 +216,7 @@ public final class FenceGuard {
         GuardStatements guard = statements.get(Database.of(connection));
         try {
             shape.check(connection, guard.database());
+            guard.limitIdle(connection, bound);
             for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
                 if (guard.raiseIfNotAbove(connection, lockName, token, bound)) {
                     return;
@@ -208,6 +244,28 @@ public final class FenceGuard {
                         + "write it after " + ATTEMPTS + " attempts: it was created after the transaction's "
                         + "snapshot (REPEATABLE READ or SERIALIZABLE); roll back and retry",
                 "40001");
+    }
+
+    /**
+     * After the transaction that {@link #enter} began has committed or rolled back: gives the
+     * session back what the guard changed for that transaction's sake and the database cannot
+     * scope to it (MariaDB's {@code idle_transaction_timeout}), so that later work on the same
+     * pooled connection is not bounded by a lease it does not run under. One statement on MariaDB;
+     * nothing on PostgreSQL and H2, whose changes end with the transaction, and nothing on a closed
+     * connection (a server that ended the transaction for idling closed it). Idempotent; safe to
+     * call when {@code enter} was not called or failed.
+     *
+     * @throws IllegalArgumentException if {@code connection} is null
+     * @throws SQLException if the database fails the statement
+     */
+    public void afterCompletion(Connection connection) throws SQLException {
+        if (connection == null) {
+            throw new IllegalArgumentException("connection must not be null");
+        }
+        if (connection.isClosed()) {
+            return;
+        }
+        statements.get(Database.of(connection)).restoreSession(connection);
     }
 
     /**

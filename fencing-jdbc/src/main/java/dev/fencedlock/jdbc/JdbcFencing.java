@@ -16,7 +16,9 @@ import javax.sql.DataSource;
  *       whose token is lower than one already registered for the lock is refused here, and from
  *       here on the transactions of the lock run one at a time. The wait for an older transaction
  *       of the lock is bounded by the lease's remaining time ({@link FenceRowBusyException} when it
- *       runs out), and so (PostgreSQL) is how long this transaction may sit idle;
+ *       runs out), and so (PostgreSQL, MariaDB) is how long this transaction may sit idle: a holder
+ *       that stalls inside it has its transaction ended by the server (see {@link FenceGuard},
+ *       bounded waits);
  *   <li>the work;
  *   <li>{@link Lease#isValid()} checked right before the commit: a lease that is no longer valid
  *       rolls back with {@link LeaseLostException};
@@ -24,10 +26,14 @@ import javax.sql.DataSource;
  * </ol>
  *
  * <p>Any failure rolls the transaction back and propagates unchanged, with a failure of the
- * rollback added to it as suppressed. A concurrency failure (serialization failure, deadlock, lock
+ * rollback added to it as suppressed.
+ * A stalled holder whose transaction the server ended fails at its next statement: PostgreSQL
+ * with SQLState {@code 25P03} ({@link FenceGuard#endedForIdling}), MariaDB with a closed
+ * connection; nothing it wrote is kept. A concurrency failure (serialization failure, deadlock, lock
  * timeout) that hides a refusal (the committed row now holds a newer token) is reported as the
  * {@link StaleTokenException} it hides, with the failure as its cause. Autocommit is set back to
- * what it was, whatever happened. Nothing else of the connection is changed: the transaction runs at
+ * what it was, whatever happened, and so is what the guard set on the session ({@link
+ * FenceGuard#afterCompletion}: MariaDB's idle timeout). Nothing else of the connection is changed: the transaction runs at
  * the connection's isolation level (set it before the call; the fence gives its guarantee at every
  * level), and the work must not change it, commit, roll back or switch autocommit on.
  *
@@ -141,7 +147,7 @@ public final class JdbcFencing {
             }
             throw t;
         } finally {
-            restore(connection, autoCommit, failure);
+            restore(connection, guard, autoCommit, failure);
         }
     }
 
@@ -159,8 +165,10 @@ public final class JdbcFencing {
         }
     }
 
-    private static void restore(Connection connection, boolean autoCommit, Throwable failure) throws SQLException {
+    private static void restore(Connection connection, FenceGuard guard, boolean autoCommit, Throwable failure)
+            throws SQLException {
         try {
+            guard.afterCompletion(connection);
             if (connection.getAutoCommit() != autoCommit) {
                 connection.setAutoCommit(autoCommit);
             }
