@@ -73,9 +73,12 @@ import java.util.Optional;
  *       the waiting holder goes on; the stalled holder, when it wakes, gets SQLState {@value
  *       #IDLE_TIMEOUT_STATE} ({@link #endedForIdling}) and nothing it wrote is kept.
  *   <li>MariaDB closes the stalled transaction's connection once it has sat idle for {@code r}
- *       plus the grace, rounded up to whole seconds ({@code idle_transaction_timeout}; a session
- *       setting, so {@link #afterCompletion} must put it back after the transaction: {@link
- *       JdbcFencing} does). The stalled holder, when it wakes, finds its connection closed (a
+ *       plus the grace, rounded up to whole seconds ({@code idle_transaction_timeout}). That is a
+ *       session setting, so it is set by {@link #limitIdle}, not by {@code enter}, and put back by
+ *       {@link #afterCompletion} after the transaction: {@link JdbcFencing} does both; a caller
+ *       that owns the transaction must do both or neither (fencing-jpa and the Spring starter do
+ *       neither yet: their stalled holders on MariaDB are ended only by the server's own
+ *       timeouts). The stalled holder, when it wakes, finds its connection closed (a
  *       connection failure, SQLState class {@code 08}); nothing it wrote is kept.
  *   <li>H2 has no idle timeout and cannot end a stalled transaction: the waiting transaction waits
  *       for its session's {@code LOCK_TIMEOUT} (the guard leaves it alone) and then fails with a
@@ -153,7 +156,7 @@ public final class FenceGuard {
      * {@link #enter(Connection, String, long, Duration)} for {@code lease}, bounded by its remaining
      * time: the transaction waits at most that long for the fence row and (PostgreSQL, MariaDB) may
      * sit idle between statements at most that long plus {@link GuardStatements#IDLE_GRACE} before
-     * the server ends it. On MariaDB call {@link #afterCompletion} after the commit or rollback.
+     * the server ends it (on MariaDB only with {@link #limitIdle}).
      *
      * @throws IllegalArgumentException also if {@code lease} is null
      */
@@ -161,8 +164,34 @@ public final class FenceGuard {
         if (lease == null) {
             throw new IllegalArgumentException("lease must not be null");
         }
+        enter(connection, lease.lockName(), lease.token(), remaining(lease));
+    }
+
+    /**
+     * MariaDB: bounds how long the transaction on {@code connection}, which {@link #enter} began,
+     * may sit idle between statements: {@code lease}'s remaining time plus {@link
+     * GuardStatements#IDLE_GRACE}, rounded up to whole seconds. The server then closes the
+     * connection of a holder that stalls inside the transaction, which rolls it back and frees the
+     * fence row. MariaDB can only set this for the session ({@code idle_transaction_timeout}), so
+     * the caller must call {@link #afterCompletion} once the transaction has ended, on every path,
+     * or the pooled connection's later transactions inherit the bound. {@link JdbcFencing} does
+     * both. One statement on MariaDB; nothing on PostgreSQL, where {@code enter} sets the bound
+     * transaction-locally already, and on H2 and MySQL, which have no such setting.
+     *
+     * @throws IllegalArgumentException if an argument is null
+     * @throws SQLException if the database fails the statement
+     */
+    public void limitIdle(Connection connection, Lease lease) throws SQLException {
+        if (connection == null || lease == null) {
+            throw new IllegalArgumentException(
+                    "connection and lease must not be null, got connection " + connection + " and lease " + lease);
+        }
+        statements.get(Database.of(connection)).limitIdle(connection, remaining(lease));
+    }
+
+    private static Duration remaining(Lease lease) {
         Duration remaining = lease.remaining();
-        enter(connection, lease.lockName(), lease.token(), remaining.isNegative() ? Duration.ZERO : remaining);
+        return remaining.isNegative() ? Duration.ZERO : remaining;
     }
 
     /**
@@ -182,9 +211,9 @@ public final class FenceGuard {
      * <p>{@code bound} limits how long the transaction waits for the row: PostgreSQL's {@code
      * lock_timeout} and MariaDB's {@code innodb_lock_wait_timeout} (whole seconds, rounded up), and
      * PostgreSQL's {@code idle_in_transaction_session_timeout} (the bound plus {@link
-     * GuardStatements#IDLE_GRACE}), all transaction-local; MariaDB's session {@code
-     * idle_transaction_timeout} (the same, in whole seconds), which {@link #afterCompletion} puts
-     * back. H2's lock timeout is its session's {@code LOCK_TIMEOUT}, and H2 has no idle timeout. A wait that runs out fails with the database's
+     * GuardStatements#IDLE_GRACE}), all transaction-local; MariaDB's idle bound is a session
+     * setting, set by {@link #limitIdle} only. H2's lock timeout is its session's {@code
+     * LOCK_TIMEOUT}, and H2 has no idle timeout. A wait that runs out fails with the database's
      * lock-timeout error; roll back, then {@link #explainWait} says who holds the row. A failure of a
      * statement (a deadlock, a lock or serialization timeout) is thrown as the driver reported it and
      * usually leaves the transaction unusable: roll it back, then {@link #explain} the failure.
@@ -216,7 +245,6 @@ public final class FenceGuard {
         GuardStatements guard = statements.get(Database.of(connection));
         try {
             shape.check(connection, guard.database());
-            guard.limitIdle(connection, bound);
             for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
                 if (guard.raiseIfNotAbove(connection, lockName, token, bound)) {
                     return;
@@ -248,12 +276,12 @@ public final class FenceGuard {
 
     /**
      * After the transaction that {@link #enter} began has committed or rolled back: gives the
-     * session back what the guard changed for that transaction's sake and the database cannot
-     * scope to it (MariaDB's {@code idle_transaction_timeout}), so that later work on the same
+     * session back what {@link #limitIdle} changed for that transaction's sake and the database
+     * cannot scope to it (MariaDB's {@code idle_transaction_timeout}), so that later work on the same
      * pooled connection is not bounded by a lease it does not run under. One statement on MariaDB;
      * nothing on PostgreSQL and H2, whose changes end with the transaction, and nothing on a closed
      * connection (a server that ended the transaction for idling closed it). Idempotent; safe to
-     * call when {@code enter} was not called or failed.
+     * call when {@code limitIdle} was not called or failed (the statement then changes nothing).
      *
      * @throws IllegalArgumentException if {@code connection} is null
      * @throws SQLException if the database fails the statement

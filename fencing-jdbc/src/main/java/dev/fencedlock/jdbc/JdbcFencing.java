@@ -16,7 +16,8 @@ import javax.sql.DataSource;
  *       whose token is lower than one already registered for the lock is refused here, and from
  *       here on the transactions of the lock run one at a time. The wait for an older transaction
  *       of the lock is bounded by the lease's remaining time ({@link FenceRowBusyException} when it
- *       runs out), and so (PostgreSQL, MariaDB) is how long this transaction may sit idle: a holder
+ *       runs out), and so (PostgreSQL; MariaDB with {@link FenceGuard#limitIdle}) is how long this
+ *       transaction may sit idle: a holder
  *       that stalls inside it has its transaction ended by the server (see {@link FenceGuard},
  *       bounded waits);
  *   <li>the work;
@@ -120,6 +121,7 @@ public final class JdbcFencing {
                 connection.setAutoCommit(false);
             }
             guard.enter(connection, lease);
+            guard.limitIdle(connection, lease);
             T result = work.run(connection);
             if (connection.getAutoCommit()) {
                 throw new IllegalStateException("the work switched autocommit on, which ended the fenced "

@@ -168,13 +168,18 @@ class JdbcFencingIT {
                 assertThat(idleTimeout(connection)).as("after a refusal").isEqualTo(own);
 
                 connection.setAutoCommit(false);
-                FenceGuard.standard().enter(connection, new FixedLease(name, 6, Duration.ofSeconds(10)));
+                FixedLease lease = new FixedLease(name, 6, Duration.ofSeconds(10));
+                FenceGuard.standard().enter(connection, lease);
+                assertThat(idleTimeout(connection))
+                        .as("the guard alone leaves the session as it was")
+                        .isEqualTo(own);
+                FenceGuard.standard().limitIdle(connection, lease);
                 assertThat(idleTimeout(connection)).isEqualTo(11);
                 connection.rollback();
                 FenceGuard.standard().afterCompletion(connection);
                 FenceGuard.standard().afterCompletion(connection);
                 assertThat(idleTimeout(connection))
-                        .as("after the guard used directly, its transaction rolled back")
+                        .as("after the guard and limitIdle used directly, the transaction rolled back")
                         .isEqualTo(own);
             } finally {
                 connection.setAutoCommit(true);

@@ -18,10 +18,9 @@ import java.util.Locale;
  *       lock_timeout} and {@code idle_in_transaction_session_timeout} (the bound plus {@link
  *       #IDLE_GRACE}) transaction-locally in the
  *       statement's filter, which runs before the row is locked; MariaDB runs the statement under
- *       {@code SET STATEMENT innodb_lock_wait_timeout} (whole seconds) and, in a statement of its own
- *       before it ({@link #limitIdle}), sets the session's {@code idle_transaction_timeout} (MariaDB
- *       has no transaction-local idle timeout; {@link #restoreSession} puts the session's value
- *       back after the transaction); H2, whose lock timeout is a session setting the guard leaves alone, waits as
+ *       {@code SET STATEMENT innodb_lock_wait_timeout} (whole seconds); its idle bound, a session
+ *       setting, is a statement of its own that only callers who also restore the session run
+ *       ({@link #limitIdle}, {@link #restoreSession}); H2, whose lock timeout is a session setting the guard leaves alone, waits as
  *       long as {@code LOCK_TIMEOUT} says (10 s unless set);
  *   <li>marks the transaction as fenced, only if the row was raised: PostgreSQL a
  *       transaction-local setting ({@code fencedlock.fenced}) in {@code RETURNING}, H2 the session
