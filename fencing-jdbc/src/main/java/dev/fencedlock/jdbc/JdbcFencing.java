@@ -27,10 +27,12 @@ import javax.sql.DataSource;
  * </ol>
  *
  * <p>Any failure rolls the transaction back and propagates unchanged, with a failure of the
- * rollback added to it as suppressed.
- * A stalled holder whose transaction the server ended fails at its next statement: PostgreSQL
- * with SQLState {@code 25P03} ({@link FenceGuard#endedForIdling}), MariaDB with a closed
- * connection; nothing it wrote is kept. A concurrency failure (serialization failure, deadlock, lock
+ * rollback added to it as suppressed,
+ * except one: a holder that stalled inside the transaction past its lease, whose transaction the
+ * server ended (PostgreSQL SQLState {@code 25P03}, {@link FenceGuard#endedForIdling}; MariaDB a
+ * closed connection, SQLState class {@code 08}), fails at its next statement with {@link
+ * LeaseLostException} saying so, the database's failure as its cause; nothing it wrote was kept.
+ * A failure of the commit itself is never translated: its outcome may be in doubt. A concurrency failure (serialization failure, deadlock, lock
  * timeout) that hides a refusal (the committed row now holds a newer token) is reported as the
  * {@link StaleTokenException} it hides, with the failure as its cause. Autocommit is set back to
  * what it was, whatever happened, and so is what the guard set on the session ({@link
@@ -55,8 +57,8 @@ public final class JdbcFencing {
      * @throws StaleTokenException if a later holder of the lock has entered; rolled back
      * @throws FenceRowBusyException if an older transaction of the lock held the fence row for the
      *     lease's whole remaining time; rolled back
-     * @throws LeaseLostException if the lease was not valid before the guard or before the commit;
-     *     rolled back
+     * @throws LeaseLostException if the lease was not valid before the guard or before the commit,
+     *     or ran out while the transaction was open and the database ended it; rolled back
      * @throws IllegalArgumentException if an argument is null; nothing was run
      * @throws SQLException what the database or {@code work} threw, after the rollback
      */
@@ -80,8 +82,8 @@ public final class JdbcFencing {
      *
      * @return what {@code work} returned, after the commit
      * @throws StaleTokenException if a later holder of the lock has entered; rolled back
-     * @throws LeaseLostException if the lease was not valid before the guard or before the commit;
-     *     rolled back
+     * @throws LeaseLostException if the lease was not valid before the guard or before the commit,
+     *     or ran out while the transaction was open and the database ended it; rolled back
      * @throws IllegalArgumentException if an argument is null, or the connection is closed or has
      *     autocommit off; nothing was run
      * @throws SQLException what the database or {@code work} threw, after the rollback
@@ -116,6 +118,7 @@ public final class JdbcFencing {
         FenceGuard guard = FenceGuard.standard();
         boolean autoCommit = connection.getAutoCommit();
         Throwable failure = null;
+        boolean committing = false;
         try {
             if (autoCommit) {
                 connection.setAutoCommit(false);
@@ -128,12 +131,24 @@ public final class JdbcFencing {
                         + "transaction of lock '" + lease.lockName() + "' early; it must leave the transaction open");
             }
             requireValid(lease, "before the commit; the transaction was rolled back");
+            committing = true;
             connection.commit();
             return result;
         } catch (Throwable t) {
             failure = t;
             rollback(connection, t);
             if (t instanceof SQLException e) {
+                if (!committing && !lease.isValid() && endedByTheServer(e)) {
+                    LeaseLostException lost = new LeaseLostException(
+                            lease.lockName(),
+                            lease.token(),
+                            "the lease ran out while its fenced transaction was open, and the database ended the "
+                                    + "transaction (SQLState " + e.getSQLState() + ": " + e.getMessage()
+                                    + "); nothing of it was committed",
+                            e);
+                    failure = lost;
+                    throw lost;
+                }
                 StaleTokenException refusal = guard.explain(connection, e, lease.lockName(), lease.token())
                         .orElse(null);
                 if (refusal != null) {
@@ -151,6 +166,16 @@ public final class JdbcFencing {
         } finally {
             restore(connection, guard, autoCommit, failure);
         }
+    }
+
+    /**
+     * The server ended the transaction: PostgreSQL's idle timeout ({@link FenceGuard#endedForIdling}),
+     * or the connection is gone (SQLState class {@code 08}; MariaDB closes the connection of a
+     * transaction idle past {@link FenceGuard#limitIdle}'s bound without saying why).
+     */
+    private static boolean endedByTheServer(SQLException failure) {
+        String state = failure.getSQLState();
+        return FenceGuard.endedForIdling(failure) || (state != null && state.startsWith("08"));
     }
 
     private static void requireValid(Lease lease, String when) {

@@ -21,7 +21,8 @@ import java.util.Locale;
  *       {@code SET STATEMENT innodb_lock_wait_timeout} (whole seconds); its idle bound, a session
  *       setting, is a statement of its own that only callers who also restore the session run
  *       ({@link #limitIdle}, {@link #restoreSession}); H2, whose lock timeout is a session setting the guard leaves alone, waits as
- *       long as {@code LOCK_TIMEOUT} says (10 s unless set);
+ *       long as {@code LOCK_TIMEOUT} says (2 s in H2 2.5 unless set on the URL or
+ *       session);
  *   <li>marks the transaction as fenced, only if the row was raised: PostgreSQL a
  *       transaction-local setting ({@code fencedlock.fenced}) in {@code RETURNING}, H2 the session
  *       variable {@code @FENCEDLOCK_FENCED} set to {@code TRANSACTION_ID()} in a select from the
