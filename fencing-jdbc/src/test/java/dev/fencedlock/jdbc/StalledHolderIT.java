@@ -56,27 +56,29 @@ class StalledHolderIT {
             value = Kind.class,
             names = {"POSTGRESQL", "MARIADB"})
     void theServerEndsTheStalledTransactionAndTheNextHolderCommits(Kind kind) throws Exception {
-        try (TestDatabase db = database(kind)) {
-            LockWaits sessions = new LockWaits(db);
-            String url = url(db);
-            long applicationSessionsBefore = applicationSessions(db);
+        try (TestDatabase db = database(kind);
+                Sessions sessions = Sessions.of(db)) {
+            long before = sessions.count();
             long nextSession;
             Duration afterStall;
             String late;
             long stalledSession;
-            try (Child stalled = Child.start(db, url, lock(kind))) {
+            try (Child stalled = Child.start(sessions, lock(kind))) {
                 stalledSession = Long.parseLong(stalled.expect("SESSION").split(" ")[1]);
+                assertThat(sessions.count())
+                        .as("the count sees the test's sessions")
+                        .isGreaterThan(before);
                 stalled.expect("WROTE");
                 long stoppedAt = System.nanoTime();
                 stalled.stop();
 
-                try (Connection next = DriverManager.getConnection(url, db.user(), db.password())) {
+                try (Connection next = sessions.open()) {
                     nextSession = LockWaits.sessionId(next);
                     JdbcFencing.inTransaction(
                             next, new FixedLease(lock(kind), NEXT_TOKEN, STEP), c -> StalledHolder.write(c, "next"));
                 }
                 afterStall = Duration.ofNanos(System.nanoTime() - stoppedAt);
-                assertThat(sessions.isOpen(stalledSession))
+                assertThat(sessions.waits.isOpen(stalledSession))
                         .as("the server ended the stalled holder's session while its JVM was still stopped")
                         .isFalse();
                 assertThat(writer(db)).isEqualTo("next");
@@ -103,8 +105,7 @@ class StalledHolderIT {
                 assertThat(late).containsPattern("SQLState 08\\w{3}:");
             }
             assertThat(writer(db)).as("the stalled holder's write never landed").isEqualTo("next");
-            assertSessionsGone(sessions, stalledSession, nextSession);
-            assertThat(applicationSessions(db)).isEqualTo(applicationSessionsBefore);
+            sessions.assertGone(before, stalledSession, nextSession);
         }
     }
 
@@ -116,18 +117,21 @@ class StalledHolderIT {
      */
     @Test
     void onH2TheNextHoldersWaitIsBoundedAndReportedUntilTheStalledHolderWakes() throws Exception {
-        try (TestDatabase db = database(Kind.H2)) {
-            LockWaits sessions = new LockWaits(db);
-            String url = url(db);
+        try (TestDatabase db = database(Kind.H2);
+                Sessions sessions = Sessions.of(db)) {
+            long before = sessions.count();
             String lock = lock(Kind.H2);
             long nextSession;
             long stalledSession;
             String late;
             Duration waited;
-            try (Child stalled = Child.start(db, url, lock);
-                    Connection next = DriverManager.getConnection(url, db.user(), db.password())) {
+            try (Child stalled = Child.start(sessions, lock);
+                    Connection next = sessions.open()) {
                 nextSession = LockWaits.sessionId(next);
                 stalledSession = Long.parseLong(stalled.expect("SESSION").split(" ")[1]);
+                assertThat(sessions.count())
+                        .as("the count sees the test's sessions")
+                        .isGreaterThan(before);
                 stalled.expect("WROTE");
                 stalled.stop();
 
@@ -147,7 +151,7 @@ class StalledHolderIT {
                         .as("bounded by H2's LOCK_TIMEOUT")
                         .isLessThan(Duration.ofMillis(TestDatabase.H2_LOCK_TIMEOUT_MILLIS)
                                 .plus(SLACK));
-                assertThat(sessions.isOpen(stalledSession))
+                assertThat(sessions.waits.isOpen(stalledSession))
                         .as("H2 does not end the stalled session")
                         .isTrue();
 
@@ -167,7 +171,7 @@ class StalledHolderIT {
                     .startsWith("FAILED " + LeaseLostException.class.getName())
                     .contains("before the commit");
             assertThat(writer(db)).as("the stalled holder's write never landed").isEqualTo("next");
-            assertSessionsGone(sessions, stalledSession, nextSession);
+            sessions.assertGone(before, stalledSession, nextSession);
         }
     }
 
@@ -184,18 +188,6 @@ class StalledHolderIT {
         return "stall:" + kind.name().toLowerCase(java.util.Locale.ROOT);
     }
 
-    /** On PostgreSQL the test's own sessions carry the schema's name as their application name. */
-    private static String url(TestDatabase db) {
-        return db.kind() == Kind.POSTGRESQL ? db.jdbcUrl() + "&ApplicationName=" + db.schema() : db.jdbcUrl();
-    }
-
-    /** PostgreSQL: the sessions the stalled holder and the next one opened; -1 elsewhere (counted by id). */
-    private static long applicationSessions(TestDatabase db) {
-        return db.kind() == Kind.POSTGRESQL
-                ? db.queryLong("select count(*) from pg_stat_activity where application_name = ?", db.schema())
-                : -1;
-    }
-
     private static String writer(TestDatabase db) throws SQLException {
         try (Connection connection = db.connection();
                 PreparedStatement statement = connection.prepareStatement("select writer from stalled_write");
@@ -205,15 +197,92 @@ class StalledHolderIT {
         }
     }
 
-    /** A closed session may linger in the server's list for a moment: polled, bounded by {@link #STEP}. */
-    private static void assertSessionsGone(LockWaits sessions, long... ids) throws InterruptedException {
-        long deadline = System.nanoTime() + STEP.toNanos();
-        for (long id : ids) {
-            while (sessions.isOpen(id)) {
+    /**
+     * The sessions of the stalled holder and the next holder, told apart from the pool's by who
+     * opens them: PostgreSQL by application name, MariaDB and H2 by a user of their own, made for
+     * the test and dropped by {@link #close}.
+     */
+    private static final class Sessions implements AutoCloseable {
+        private static final String PASSWORD = "stall";
+
+        final LockWaits waits;
+        final String url;
+        final String user;
+        final String password;
+        private final TestDatabase db;
+
+        private Sessions(TestDatabase db, String url, String user, String password) {
+            this.db = db;
+            this.waits = new LockWaits(db);
+            this.url = url;
+            this.user = user;
+            this.password = password;
+        }
+
+        static Sessions of(TestDatabase db) {
+            String name = db.schema();
+            return switch (db.kind()) {
+                case POSTGRESQL ->
+                    new Sessions(db, db.jdbcUrl() + "&ApplicationName=" + name, db.user(), db.password());
+                case MARIADB -> {
+                    db.execute("create user '" + name + "'@'127.0.0.1' identified by '" + PASSWORD + "'");
+                    db.execute("grant all on " + name + ".* to '" + name + "'@'127.0.0.1'");
+                    yield new Sessions(db, db.jdbcUrl(), name, PASSWORD);
+                }
+                case H2 -> {
+                    db.execute("create user " + name + " password '" + PASSWORD + "' admin");
+                    yield new Sessions(db, db.jdbcUrl(), name, PASSWORD);
+                }
+            };
+        }
+
+        Connection open() throws SQLException {
+            return DriverManager.getConnection(url, user, password);
+        }
+
+        /** How many sessions of the test's own the server has. */
+        long count() {
+            return switch (db.kind()) {
+                case POSTGRESQL ->
+                    db.queryLong("select count(*) from pg_stat_activity where application_name = ?", db.schema());
+                case MARIADB ->
+                    db.queryLong("select count(*) from information_schema.processlist where user = ?", user);
+                case H2 ->
+                    db.queryLong(
+                            "select count(*) from information_schema.sessions where user_name = ?",
+                            user.toUpperCase(java.util.Locale.ROOT));
+            };
+        }
+
+        /**
+         * The sessions {@code ids} are gone and the count is back to {@code before}. A closed session
+         * may linger in the server's list for a moment: polled, bounded by {@link #STEP}.
+         */
+        void assertGone(long before, long... ids) throws InterruptedException {
+            long deadline = System.nanoTime() + STEP.toNanos();
+            for (long id : ids) {
+                while (waits.isOpen(id)) {
+                    if (System.nanoTime() - deadline > 0) {
+                        throw new AssertionError("session " + id + " is still open on the server: a leaked connection");
+                    }
+                    Thread.sleep(50);
+                }
+            }
+            while (count() != before) {
                 if (System.nanoTime() - deadline > 0) {
-                    throw new AssertionError("session " + id + " is still open on the server: a leaked connection");
+                    throw new AssertionError(
+                            "the test's sessions on the server: " + count() + ", before it: " + before);
                 }
                 Thread.sleep(50);
+            }
+            System.out.printf(
+                    "%s: the test's sessions on the server before %d, after %d%n", db.kind(), before, count());
+        }
+
+        @Override
+        public void close() {
+            if (db.kind() == Kind.MARIADB) {
+                db.execute("drop user if exists '" + user + "'@'127.0.0.1'");
             }
         }
     }
@@ -233,15 +302,15 @@ class StalledHolderIT {
             reader.start();
         }
 
-        static Child start(TestDatabase db, String url, String lock) throws IOException {
+        static Child start(Sessions sessions, String lock) throws IOException {
             List<String> command = List.of(
                     Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-cp",
                     System.getProperty("java.class.path"),
                     StalledHolder.class.getName(),
-                    url,
-                    db.user(),
-                    db.password() == null ? "" : db.password(),
+                    sessions.url,
+                    sessions.user,
+                    sessions.password,
                     lock,
                     Long.toString(STALLED_TOKEN),
                     Long.toString(LEASE.toMillis()));
