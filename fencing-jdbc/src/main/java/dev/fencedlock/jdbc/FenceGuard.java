@@ -52,9 +52,9 @@ import java.util.Optional;
  * triggers of {@link FencedTables#protect protected tables} require of every write, and, given a
  * bound ({@link #enter(Connection, Lease)}), limits how long the transaction waits for the row and
  * (PostgreSQL, MariaDB) how long it may then sit idle, so that a holder stalled inside its
- * transaction cannot keep the row beyond its lease. See "Bounded waits" below. Before the first use on a database the table's shape is
- * checked: without its primary key on {@code lock_name} two first transactions of a lock could both
- * insert a row, so the guard refuses to run.
+ * transaction cannot keep the row beyond its lease (see "Bounded waits" below). Before the first
+ * use on a database the table's shape is checked: without its primary key on {@code lock_name} two
+ * first transactions of a lock could both insert a row, so the guard refuses to run.
  *
  * <p>Lock names are compared exactly. On MariaDB/MySQL the column takes the database's collation,
  * which may fold case or pad trailing spaces; the guard then compares the stored name byte for
@@ -94,7 +94,9 @@ import java.util.Optional;
  * names the lock and what the database says of the holder. The bounds are as exact as the
  * server's timers: PostgreSQL's are in milliseconds; MariaDB counts whole seconds, and notices an
  * idle connection at its next network read timeout. They assume the server is not itself stopped
- * and that the lease's remaining time was measured when the guard ran.
+ * and that the lease's remaining time was measured when the guard ran. Under {@link JdbcFencing}
+ * a stalled holder whose transaction the server ended gets {@link dev.fencedlock.LeaseLostException}
+ * at its next statement, the database's failure as its cause.
  *
  * <p>Immutable and thread-safe; a connection is used by one thread at a time, as JDBC requires.
  */
