@@ -51,15 +51,52 @@ import java.util.Optional;
  * <p>The first statement also marks the transaction as fenced (PostgreSQL and H2), which the
  * triggers of {@link FencedTables#protect protected tables} require of every write, and, given a
  * bound ({@link #enter(Connection, Lease)}), limits how long the transaction waits for the row and
- * (PostgreSQL) how long it may then sit idle, so that a holder stalled inside its transaction
- * cannot keep the row beyond its lease. Before the first use on a database the table's shape is
- * checked: without its primary key on {@code lock_name} two first transactions of a lock could both
- * insert a row, so the guard refuses to run.
+ * (PostgreSQL, MariaDB) how long it may then sit idle, so that a holder stalled inside its
+ * transaction cannot keep the row beyond its lease (see "Bounded waits" below). Before the first
+ * use on a database the table's shape is checked: without its primary key on {@code lock_name} two
+ * first transactions of a lock could both insert a row, so the guard refuses to run.
  *
  * <p>Lock names are compared exactly. On MariaDB/MySQL the column takes the database's collation,
  * which may fold case or pad trailing spaces; the guard then compares the stored name byte for
  * byte and fails with a {@link LockException} that names both names and how to fix the column,
  * instead of letting two names share a row.
+ *
+ * <p><b>Bounded waits.</b> A holder that stalls inside its fenced transaction (a long pause, a
+ * stopped process, a hung thread) with its connection open keeps the fence row locked; the lock's
+ * later transactions wait for it at their first statement. With a bound (the lease's remaining
+ * time, {@code r}):
+ *
+ * <ul>
+ *   <li>PostgreSQL ends the stalled transaction's session once it has sat idle for {@code r} plus
+ *       {@link GuardStatements#IDLE_GRACE} ({@code idle_in_transaction_session_timeout}, set
+ *       transaction-locally, so nothing outlives the transaction). Its row lock is freed then and
+ *       the waiting holder goes on; the stalled holder, when it wakes, gets SQLState {@value
+ *       #IDLE_TIMEOUT_STATE} ({@link #endedForIdling}) and nothing it wrote is kept.
+ *   <li>MariaDB closes the stalled transaction's connection once it has sat idle for {@code r}
+ *       plus the grace, rounded up to whole seconds ({@code idle_transaction_timeout}). That is a
+ *       session setting, so it is set by {@link #limitIdle}, not by {@code enter}, and put back by
+ *       {@link #afterCompletion} after the transaction: {@link JdbcFencing} does both; a caller
+ *       that owns the transaction must do both or neither (fencing-jpa and the Spring starter do
+ *       neither yet: their stalled holders on MariaDB are ended only by the server's own
+ *       timeouts). The stalled holder, when it wakes, finds its connection closed (a
+ *       connection failure, SQLState class {@code 08}); nothing it wrote is kept.
+ *   <li>H2 has no idle timeout and cannot end a stalled transaction: the waiting transaction waits
+ *       for its session's {@code LOCK_TIMEOUT} (the guard leaves it alone) and then fails with a
+ *       lock timeout that {@link #explainWait} turns into {@link FenceRowBusyException}. The row
+ *       stays locked until the stalled holder wakes (its lease check before the commit then refuses
+ *       it) or its session is closed.
+ * </ul>
+ *
+ * <p>Each wait for the row is bounded too, by {@code r} (PostgreSQL's {@code lock_timeout},
+ * MariaDB's {@code innodb_lock_wait_timeout} in whole seconds) or, on H2, by {@code LOCK_TIMEOUT}.
+ * So a waiting holder goes on within about the stalled holder's remaining lease plus the grace
+ * (PostgreSQL, MariaDB) or fails within its own bound with a {@link FenceRowBusyException} that
+ * names the lock and what the database says of the holder. The bounds are as exact as the
+ * server's timers: PostgreSQL's are in milliseconds; MariaDB counts whole seconds, and notices an
+ * idle connection at its next network read timeout. They assume the server is not itself stopped
+ * and that the lease's remaining time was measured when the guard ran. Under {@link JdbcFencing}
+ * a stalled holder whose transaction the server ended gets {@link dev.fencedlock.LeaseLostException}
+ * at its next statement, the database's failure as its cause.
  *
  * <p>Immutable and thread-safe; a connection is used by one thread at a time, as JDBC requires.
  */
@@ -119,8 +156,9 @@ public final class FenceGuard {
 
     /**
      * {@link #enter(Connection, String, long, Duration)} for {@code lease}, bounded by its remaining
-     * time: the transaction waits at most that long for the fence row and (PostgreSQL) may sit idle
-     * between statements at most that long before the server ends it.
+     * time: the transaction waits at most that long for the fence row and (PostgreSQL, MariaDB) may
+     * sit idle between statements at most that long plus {@link GuardStatements#IDLE_GRACE} before
+     * the server ends it (on MariaDB only with {@link #limitIdle}).
      *
      * @throws IllegalArgumentException also if {@code lease} is null
      */
@@ -128,8 +166,34 @@ public final class FenceGuard {
         if (lease == null) {
             throw new IllegalArgumentException("lease must not be null");
         }
+        enter(connection, lease.lockName(), lease.token(), remaining(lease));
+    }
+
+    /**
+     * MariaDB: bounds how long the transaction on {@code connection}, which {@link #enter} began,
+     * may sit idle between statements: {@code lease}'s remaining time plus {@link
+     * GuardStatements#IDLE_GRACE}, rounded up to whole seconds. The server then closes the
+     * connection of a holder that stalls inside the transaction, which rolls it back and frees the
+     * fence row. MariaDB can only set this for the session ({@code idle_transaction_timeout}), so
+     * the caller must call {@link #afterCompletion} once the transaction has ended, on every path,
+     * or the pooled connection's later transactions inherit the bound. {@link JdbcFencing} does
+     * both. One statement on MariaDB; nothing on PostgreSQL, where {@code enter} sets the bound
+     * transaction-locally already, and on H2 and MySQL, which have no such setting.
+     *
+     * @throws IllegalArgumentException if an argument is null
+     * @throws SQLException if the database fails the statement
+     */
+    public void limitIdle(Connection connection, Lease lease) throws SQLException {
+        if (connection == null || lease == null) {
+            throw new IllegalArgumentException(
+                    "connection and lease must not be null, got connection " + connection + " and lease " + lease);
+        }
+        statements.get(Database.of(connection)).limitIdle(connection, remaining(lease));
+    }
+
+    private static Duration remaining(Lease lease) {
         Duration remaining = lease.remaining();
-        enter(connection, lease.lockName(), lease.token(), remaining.isNegative() ? Duration.ZERO : remaining);
+        return remaining.isNegative() ? Duration.ZERO : remaining;
     }
 
     /**
@@ -148,8 +212,10 @@ public final class FenceGuard {
      *
      * <p>{@code bound} limits how long the transaction waits for the row: PostgreSQL's {@code
      * lock_timeout} and MariaDB's {@code innodb_lock_wait_timeout} (whole seconds, rounded up), and
-     * PostgreSQL's {@code idle_in_transaction_session_timeout}, all transaction-local. H2's lock
-     * timeout is its session's {@code LOCK_TIMEOUT}. A wait that runs out fails with the database's
+     * PostgreSQL's {@code idle_in_transaction_session_timeout} (the bound plus {@link
+     * GuardStatements#IDLE_GRACE}), all transaction-local; MariaDB's idle bound is a session
+     * setting, set by {@link #limitIdle} only. H2's lock timeout is its session's {@code
+     * LOCK_TIMEOUT}, and H2 has no idle timeout. A wait that runs out fails with the database's
      * lock-timeout error; roll back, then {@link #explainWait} says who holds the row. A failure of a
      * statement (a deadlock, a lock or serialization timeout) is thrown as the driver reported it and
      * usually leaves the transaction unusable: roll it back, then {@link #explain} the failure.
@@ -208,6 +274,28 @@ public final class FenceGuard {
                         + "write it after " + ATTEMPTS + " attempts: it was created after the transaction's "
                         + "snapshot (REPEATABLE READ or SERIALIZABLE); roll back and retry",
                 "40001");
+    }
+
+    /**
+     * After the transaction that {@link #enter} began has committed or rolled back: gives the
+     * session back what {@link #limitIdle} changed for that transaction's sake and the database
+     * cannot scope to it (MariaDB's {@code idle_transaction_timeout}), so that later work on the same
+     * pooled connection is not bounded by a lease it does not run under. One statement on MariaDB;
+     * nothing on PostgreSQL and H2, whose changes end with the transaction, and nothing on a closed
+     * connection (a server that ended the transaction for idling closed it). Idempotent; safe to
+     * call when {@code limitIdle} was not called or failed (the statement then changes nothing).
+     *
+     * @throws IllegalArgumentException if {@code connection} is null
+     * @throws SQLException if the database fails the statement
+     */
+    public void afterCompletion(Connection connection) throws SQLException {
+        if (connection == null) {
+            throw new IllegalArgumentException("connection must not be null");
+        }
+        if (connection.isClosed()) {
+            return;
+        }
+        statements.get(Database.of(connection)).restoreSession(connection);
     }
 
     /**

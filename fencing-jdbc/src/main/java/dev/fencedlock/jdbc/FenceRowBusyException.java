@@ -8,8 +8,26 @@ import java.util.Optional;
  * The fence guard waited as long as it may for the lock's fence row and an older transaction of the
  * lock still holds it: typically a holder that stalled inside its fenced transaction (a long pause,
  * a stopped process) with its connection open. Nothing of the waiting transaction ran; it has been
- * rolled back. Trying again later can succeed: on PostgreSQL the stalled transaction is ended by
- * the server once it has sat idle for its own lease's remaining time.
+ * rolled back. Trying again later can succeed once the older transaction has ended.
+ *
+ * <p>What bounds the two sides (see {@link FenceGuard}, bounded waits):
+ *
+ * <ul>
+ *   <li>the wait that raised this: the waiting guard's bound (its lease's remaining time:
+ *       PostgreSQL's {@code lock_timeout} in milliseconds, MariaDB's {@code
+ *       innodb_lock_wait_timeout} in whole seconds, rounded up) or, without a bound and on H2, the
+ *       database's own lock timeout (H2: the session's {@code LOCK_TIMEOUT});
+ *   <li>the stalled holder: PostgreSQL ends its transaction once it has sat idle for its own
+ *       lease's remaining time at its guard plus {@link
+ *       dev.fencedlock.jdbc.internal.GuardStatements#IDLE_GRACE}; MariaDB closes its connection
+ *       after the same, in whole seconds, when its transaction ran under {@link JdbcFencing} (or
+ *       {@link FenceGuard#limitIdle}). H2 cannot end it: the row stays held until the holder wakes
+ *       (and is refused by its lease check) or its session is closed, so on H2 this exception
+ *       repeats for as long as the stall lasts.
+ * </ul>
+ *
+ * <p>Both assume the database server itself runs (a stopped server times nothing out) and are as
+ * exact as its timers; the measured times are in {@code docs/reliability.md}.
  *
  * <p>Database layers translate it as a lock-acquisition failure (Spring's {@code
  * CannotAcquireLockException}, JPA's {@code LockTimeoutException}), so retry policies keyed on

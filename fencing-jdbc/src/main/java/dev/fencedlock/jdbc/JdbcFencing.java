@@ -16,7 +16,10 @@ import javax.sql.DataSource;
  *       whose token is lower than one already registered for the lock is refused here, and from
  *       here on the transactions of the lock run one at a time. The wait for an older transaction
  *       of the lock is bounded by the lease's remaining time ({@link FenceRowBusyException} when it
- *       runs out), and so (PostgreSQL) is how long this transaction may sit idle;
+ *       runs out), and so (PostgreSQL; MariaDB with {@link FenceGuard#limitIdle}) is how long this
+ *       transaction may sit idle: a holder
+ *       that stalls inside it has its transaction ended by the server (see {@link FenceGuard},
+ *       bounded waits);
  *   <li>the work;
  *   <li>{@link Lease#isValid()} checked right before the commit: a lease that is no longer valid
  *       rolls back with {@link LeaseLostException};
@@ -24,10 +27,16 @@ import javax.sql.DataSource;
  * </ol>
  *
  * <p>Any failure rolls the transaction back and propagates unchanged, with a failure of the
- * rollback added to it as suppressed. A concurrency failure (serialization failure, deadlock, lock
+ * rollback added to it as suppressed,
+ * except one: a holder that stalled inside the transaction past its lease, whose transaction the
+ * server ended (PostgreSQL SQLState {@code 25P03}, {@link FenceGuard#endedForIdling}; MariaDB a
+ * closed connection, SQLState class {@code 08}), fails at its next statement with {@link
+ * LeaseLostException} saying so, the database's failure as its cause; nothing it wrote was kept.
+ * A failure of the commit itself is never translated: its outcome may be in doubt. A concurrency failure (serialization failure, deadlock, lock
  * timeout) that hides a refusal (the committed row now holds a newer token) is reported as the
  * {@link StaleTokenException} it hides, with the failure as its cause. Autocommit is set back to
- * what it was, whatever happened. Nothing else of the connection is changed: the transaction runs at
+ * what it was, whatever happened, and so is what the guard set on the session ({@link
+ * FenceGuard#afterCompletion}: MariaDB's idle timeout). Nothing else of the connection is changed: the transaction runs at
  * the connection's isolation level (set it before the call; the fence gives its guarantee at every
  * level), and the work must not change it, commit, roll back or switch autocommit on.
  *
@@ -48,8 +57,8 @@ public final class JdbcFencing {
      * @throws StaleTokenException if a later holder of the lock has entered; rolled back
      * @throws FenceRowBusyException if an older transaction of the lock held the fence row for the
      *     lease's whole remaining time; rolled back
-     * @throws LeaseLostException if the lease was not valid before the guard or before the commit;
-     *     rolled back
+     * @throws LeaseLostException if the lease was not valid before the guard or before the commit,
+     *     or ran out while the transaction was open and the database ended it; rolled back
      * @throws IllegalArgumentException if an argument is null; nothing was run
      * @throws SQLException what the database or {@code work} threw, after the rollback
      */
@@ -73,8 +82,8 @@ public final class JdbcFencing {
      *
      * @return what {@code work} returned, after the commit
      * @throws StaleTokenException if a later holder of the lock has entered; rolled back
-     * @throws LeaseLostException if the lease was not valid before the guard or before the commit;
-     *     rolled back
+     * @throws LeaseLostException if the lease was not valid before the guard or before the commit,
+     *     or ran out while the transaction was open and the database ended it; rolled back
      * @throws IllegalArgumentException if an argument is null, or the connection is closed or has
      *     autocommit off; nothing was run
      * @throws SQLException what the database or {@code work} threw, after the rollback
@@ -109,23 +118,37 @@ public final class JdbcFencing {
         FenceGuard guard = FenceGuard.standard();
         boolean autoCommit = connection.getAutoCommit();
         Throwable failure = null;
+        boolean committing = false;
         try {
             if (autoCommit) {
                 connection.setAutoCommit(false);
             }
             guard.enter(connection, lease);
+            guard.limitIdle(connection, lease);
             T result = work.run(connection);
             if (connection.getAutoCommit()) {
                 throw new IllegalStateException("the work switched autocommit on, which ended the fenced "
                         + "transaction of lock '" + lease.lockName() + "' early; it must leave the transaction open");
             }
             requireValid(lease, "before the commit; the transaction was rolled back");
+            committing = true;
             connection.commit();
             return result;
         } catch (Throwable t) {
             failure = t;
             rollback(connection, t);
             if (t instanceof SQLException e) {
+                if (!committing && !lease.isValid() && endedByTheServer(e)) {
+                    LeaseLostException lost = new LeaseLostException(
+                            lease.lockName(),
+                            lease.token(),
+                            "the lease ran out while its fenced transaction was open, and the database ended the "
+                                    + "transaction (SQLState " + e.getSQLState() + ": " + e.getMessage()
+                                    + "); nothing of it was committed",
+                            e);
+                    failure = lost;
+                    throw lost;
+                }
                 StaleTokenException refusal = guard.explain(connection, e, lease.lockName(), lease.token())
                         .orElse(null);
                 if (refusal != null) {
@@ -141,8 +164,18 @@ public final class JdbcFencing {
             }
             throw t;
         } finally {
-            restore(connection, autoCommit, failure);
+            restore(connection, guard, autoCommit, failure);
         }
+    }
+
+    /**
+     * The server ended the transaction: PostgreSQL's idle timeout ({@link FenceGuard#endedForIdling}),
+     * or the connection is gone (SQLState class {@code 08}; MariaDB closes the connection of a
+     * transaction idle past {@link FenceGuard#limitIdle}'s bound without saying why).
+     */
+    private static boolean endedByTheServer(SQLException failure) {
+        String state = failure.getSQLState();
+        return FenceGuard.endedForIdling(failure) || (state != null && state.startsWith("08"));
     }
 
     private static void requireValid(Lease lease, String when) {
@@ -159,8 +192,10 @@ public final class JdbcFencing {
         }
     }
 
-    private static void restore(Connection connection, boolean autoCommit, Throwable failure) throws SQLException {
+    private static void restore(Connection connection, FenceGuard guard, boolean autoCommit, Throwable failure)
+            throws SQLException {
         try {
+            guard.afterCompletion(connection);
             if (connection.getAutoCommit() != autoCommit) {
                 connection.setAutoCommit(autoCommit);
             }

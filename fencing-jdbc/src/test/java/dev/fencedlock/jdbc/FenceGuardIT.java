@@ -197,7 +197,7 @@ class FenceGuardIT {
             newer.setAutoCommit(false);
             GUARD.enter(newer, name, 7);
             older.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-            long session = waits.sessionId(older);
+            long session = LockWaits.sessionId(older);
             CompletableFuture<Object> attempt = CompletableFuture.supplyAsync(() -> {
                 try {
                     return JdbcFencing.inTransaction(older, lease(name, 6), c -> 1);

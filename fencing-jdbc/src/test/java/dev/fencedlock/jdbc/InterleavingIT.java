@@ -232,7 +232,7 @@ class InterleavingIT {
             SteppedTransaction[] transactions = new SteppedTransaction[2];
             for (int i = 0; i < 2; i++) {
                 connections[i].setTransactionIsolation(isolation.level);
-                sessions[i] = waits.sessionId(connections[i]);
+                sessions[i] = LockWaits.sessionId(connections[i]);
                 transactions[i] = new SteppedTransaction(connections[i], leases[i], fenced, id, "tx" + (i + 1));
             }
             for (Move move : schedule) {

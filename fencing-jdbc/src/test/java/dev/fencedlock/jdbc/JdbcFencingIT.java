@@ -136,6 +136,72 @@ class JdbcFencingIT {
         }
     }
 
+    /**
+     * MariaDB's idle bound is a session setting: it is in force inside the fenced transaction and
+     * the session's own value is back after it, however the transaction ended, so the pooled
+     * connection's later work is not ended for idling under a lease it does not run under.
+     */
+    @org.junit.jupiter.api.Test
+    void onMariaDbTheIdleBoundEndsWithTheFencedTransaction() throws Exception {
+        TestDatabase db = databases.get(Kind.MARIADB);
+        long id = IDS.incrementAndGet();
+        String name = "idle-" + id;
+        long own = 77;
+        try (Connection connection = db.connection()) {
+            try {
+                setIdleTimeout(connection, own);
+                // a lease of 2 s: the transaction may sit idle 2 s plus the grace, whole seconds
+                long inside = JdbcFencing.inTransaction(
+                        connection, new FixedLease(name, 5, Duration.ofSeconds(2)), JdbcFencingIT::idleTimeout);
+                assertThat(inside).isEqualTo(3);
+                assertThat(idleTimeout(connection)).as("after a commit").isEqualTo(own);
+
+                assertThatThrownBy(() -> JdbcFencing.inTransaction(connection, new FixedLease(name, 6), c -> {
+                            insertCounter(c, id, 1);
+                            throw new SQLException("the work failed");
+                        }))
+                        .hasMessage("the work failed");
+                assertThat(idleTimeout(connection)).as("after a failed work").isEqualTo(own);
+
+                assertThatThrownBy(() -> JdbcFencing.inTransaction(connection, new FixedLease(name, 4), c -> 1))
+                        .isInstanceOf(StaleTokenException.class);
+                assertThat(idleTimeout(connection)).as("after a refusal").isEqualTo(own);
+
+                connection.setAutoCommit(false);
+                FixedLease lease = new FixedLease(name, 6, Duration.ofSeconds(10));
+                FenceGuard.standard().enter(connection, lease);
+                assertThat(idleTimeout(connection))
+                        .as("the guard alone leaves the session as it was")
+                        .isEqualTo(own);
+                FenceGuard.standard().limitIdle(connection, lease);
+                assertThat(idleTimeout(connection)).isEqualTo(11);
+                connection.rollback();
+                FenceGuard.standard().afterCompletion(connection);
+                FenceGuard.standard().afterCompletion(connection);
+                assertThat(idleTimeout(connection))
+                        .as("after the guard and limitIdle used directly, the transaction rolled back")
+                        .isEqualTo(own);
+            } finally {
+                connection.setAutoCommit(true);
+                setIdleTimeout(connection, 0);
+            }
+        }
+    }
+
+    private static long idleTimeout(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("select @@session.idle_transaction_timeout");
+                var rows = statement.executeQuery()) {
+            rows.next();
+            return rows.getLong(1);
+        }
+    }
+
+    private static void setIdleTimeout(Connection connection, long seconds) throws SQLException {
+        try (var statement = connection.createStatement()) {
+            statement.execute("set @@session.idle_transaction_timeout = " + seconds);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Kind.class)
     void aLeaseNoLongerValidRunsNothing(Kind kind) throws Exception {

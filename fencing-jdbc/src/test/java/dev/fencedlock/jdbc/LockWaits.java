@@ -1,5 +1,6 @@
 package dev.fencedlock.jdbc;
 
+import dev.fencedlock.jdbc.internal.Database;
 import dev.fencedlock.testkit.db.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -8,7 +9,7 @@ import java.sql.SQLException;
 
 /**
  * Asks the database whether a session is waiting for a row lock, so that a test can tell a blocked
- * statement from a slow one without timing it.
+ * statement from a slow one without timing it, and whether a session is still open.
  */
 final class LockWaits {
     private final TestDatabase db;
@@ -17,12 +18,13 @@ final class LockWaits {
         this.db = db;
     }
 
-    /** The database's id of the session on {@code connection}, for {@link #isWaiting}. */
-    long sessionId(Connection connection) throws SQLException {
-        String sql = switch (db.kind()) {
+    /** The database's id of the session on {@code connection}, for {@link #isWaiting} and {@link #isOpen}. */
+    static long sessionId(Connection connection) throws SQLException {
+        String sql = switch (Database.of(connection)) {
             case H2 -> "select session_id()";
             case POSTGRESQL -> "select pg_backend_pid()";
             case MARIADB -> "select connection_id()";
+            case OTHER -> throw new IllegalArgumentException("no session ids on " + connection);
         };
         try (PreparedStatement statement = connection.prepareStatement(sql);
                 ResultSet rows = statement.executeQuery()) {
@@ -38,6 +40,16 @@ final class LockWaits {
      */
     long pollMillis() {
         return db.kind() == TestDatabase.Kind.MARIADB ? 150 : 10;
+    }
+
+    /** Whether the server still has the session (it has not ended it, nor seen it closed). */
+    boolean isOpen(long sessionId) {
+        String sql = switch (db.kind()) {
+            case H2 -> "select count(*) from information_schema.sessions where session_id = ?";
+            case POSTGRESQL -> "select count(*) from pg_stat_activity where pid = ?";
+            case MARIADB -> "select count(*) from information_schema.processlist where id = ?";
+        };
+        return db.queryLong(sql, sessionId) > 0;
     }
 
     /** Whether the session is waiting for a lock held by another transaction right now. */

@@ -4,7 +4,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.Locale;
 
 /**
  * The fence guard's statements on one table, as each database runs them. The guard's first
@@ -16,9 +18,11 @@ import java.time.Duration;
  *       lock_timeout} and {@code idle_in_transaction_session_timeout} (the bound plus {@link
  *       #IDLE_GRACE}) transaction-locally in the
  *       statement's filter, which runs before the row is locked; MariaDB runs the statement under
- *       {@code SET STATEMENT innodb_lock_wait_timeout} (whole seconds; MariaDB has no transaction-local
- *       idle timeout); H2, whose lock timeout is a session setting the guard leaves alone, waits as
- *       long as {@code LOCK_TIMEOUT} says (10 s unless set);
+ *       {@code SET STATEMENT innodb_lock_wait_timeout} (whole seconds); its idle bound, a session
+ *       setting, is a statement of its own that only callers who also restore the session run
+ *       ({@link #limitIdle}, {@link #restoreSession}); H2, whose lock timeout is a session setting the guard leaves alone, waits as
+ *       long as {@code LOCK_TIMEOUT} says (2 s in H2 2.5 unless set on the URL or
+ *       session);
  *   <li>marks the transaction as fenced, only if the row was raised: PostgreSQL a
  *       transaction-local setting ({@code fencedlock.fenced}) in {@code RETURNING}, H2 the session
  *       variable {@code @FENCEDLOCK_FENCED} set to {@code TRANSACTION_ID()} in a select from the
@@ -37,11 +41,16 @@ public final class GuardStatements {
     public static final String H2_MARK = "@FENCEDLOCK_FENCED";
 
     /**
-     * How much longer than the lease's remaining time a PostgreSQL transaction may sit idle before
+     * How much longer than the lease's remaining time a PostgreSQL or MariaDB transaction may sit idle before
      * the server ends it: a holder that wakes just after its lease ran out still reaches its commit
      * and gets the clear refusal of the lease check, rather than a connection the server closed.
      */
     public static final Duration IDLE_GRACE = Duration.ofSeconds(1);
+
+    /** MariaDB: the session variable that bounds how long a transaction may sit idle. */
+    public static final String MARIADB_IDLE = "idle_transaction_timeout";
+    /** MariaDB: the user variable that keeps the session's own idle timeout while a guard's is set. */
+    public static final String MARIADB_SAVED = "@fencedlock_idle_restore";
 
     private final Database database;
     private final String table;
@@ -133,6 +142,42 @@ public final class GuardStatements {
     }
 
     /**
+     * MariaDB: bounds how long the transaction may sit idle between statements to {@code bound}
+     * plus {@link #IDLE_GRACE} (whole seconds, rounded up) by setting the session's {@code
+     * idle_transaction_timeout}; the server closes a connection whose transaction sits idle longer,
+     * which rolls the transaction back and frees its row locks. MariaDB has no transaction-local
+     * form, so the session's previous value is kept in the user variable {@value #MARIADB_SAVED}
+     * (only if not kept already) for {@link #restoreSession} to put back after the transaction.
+     * Does nothing for a null bound or on other databases (MySQL included: it has no such setting).
+     */
+    public void limitIdle(Connection connection, Duration bound) throws SQLException {
+        if (bound == null || !hasIdleTimeout(connection)) {
+            return;
+        }
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("set " + MARIADB_SAVED + " = coalesce(" + MARIADB_SAVED + ", @@session." + MARIADB_IDLE
+                    + "), @@session." + MARIADB_IDLE + " = " + seconds(bound.plus(IDLE_GRACE)));
+        }
+    }
+
+    /**
+     * MariaDB: puts back the session's {@code idle_transaction_timeout} that {@link #limitIdle}
+     * changed, so that the connection's later transactions (a pool hands it to other work) are not
+     * bounded by a lease they do not run under. Does nothing when nothing was changed, and on other
+     * databases, whose bounds end with the transaction by themselves.
+     */
+    public void restoreSession(Connection connection) throws SQLException {
+        if (!hasIdleTimeout(connection)) {
+            return;
+        }
+        try (Statement statement = connection.createStatement()) {
+            // a user variable never set is a null string: the cast keeps the value a number
+            statement.execute("set @@session." + MARIADB_IDLE + " = cast(coalesce(" + MARIADB_SAVED + ", @@session."
+                    + MARIADB_IDLE + ") as unsigned), " + MARIADB_SAVED + " = null");
+        }
+    }
+
+    /**
      * MariaDB: {@code sql} run with its lock waits bounded by {@code bound}, without changing the
      * session; {@code sql} itself elsewhere or for a null bound.
      */
@@ -158,6 +203,16 @@ public final class GuardStatements {
             }
             statement.execute();
         }
+    }
+
+    /** MariaDB has {@value #MARIADB_IDLE} (since 10.3); MySQL, which shares the driver and the rest, has not. */
+    private boolean hasIdleTimeout(Connection connection) throws SQLException {
+        return database == Database.MARIADB
+                && connection
+                        .getMetaData()
+                        .getDatabaseProductName()
+                        .toLowerCase(Locale.ROOT)
+                        .contains("mariadb");
     }
 
     private static boolean hasRow(PreparedStatement statement) throws SQLException {
