@@ -29,6 +29,8 @@ public final class FencedWriteInspector implements StatementInspector {
     private final Map<String, String> fencedTables = new ConcurrentHashMap<>();
     /** Normalised table name to the column Hibernate's {@code @SoftDelete} sets, for entity tables that have one. */
     private final Map<String, String> softDeleteColumns = new ConcurrentHashMap<>();
+    /** What each SQL text writes, read once per text: Hibernate prepares the same few texts again and again. */
+    private final StatementShapes shapes = new StatementShapes();
 
     FencedWriteInspector(StatementInspector application) {
         this.application = application;
@@ -63,7 +65,8 @@ public final class FencedWriteInspector implements StatementInspector {
             return inspected;
         }
         String fencedWrite = null;
-        for (String table : WrittenTables.of(inspected)) {
+        StatementShape shape = shapes.of(inspected);
+        for (String table : shape.writtenTables()) {
             String versionColumn = fencedTables.get(table);
             if (versionColumn == null) {
                 continue;
@@ -71,9 +74,7 @@ public final class FencedWriteInspector implements StatementInspector {
             fencedWrite = "statement on fenced table " + table + " [" + shown(inspected) + "]";
             FencedTransactions.requireFenced(fencedWrite);
             if (!versionColumn.isEmpty()
-                    && WrittenTables.isUpdateOf(inspected, table)
-                    && !WrittenTables.assigns(inspected, versionColumn)
-                    && !isSoftDelete(inspected, table)) {
+                    && shape.updatesLeavingVersion(table, versionColumn, softDeleteColumns.get(table))) {
                 throw new IllegalStateException("An UPDATE of fenced table " + table
                         + " must change its version column "
                         + versionColumn + " [" + shown(inspected) + "]: without it, a copy read before the update "
@@ -82,11 +83,6 @@ public final class FencedWriteInspector implements StatementInspector {
         }
         FencedTransactions.preparing(fencedWrite);
         return inspected;
-    }
-
-    private boolean isSoftDelete(String sql, String table) {
-        String column = softDeleteColumns.get(table);
-        return column != null && WrittenTables.assignsOnly(sql, column);
     }
 
     private static String shown(String sql) {
