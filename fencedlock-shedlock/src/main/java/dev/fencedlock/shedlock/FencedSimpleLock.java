@@ -1,0 +1,93 @@
+package dev.fencedlock.shedlock;
+
+import dev.fencedlock.Lease;
+import dev.fencedlock.LeaseLostException;
+import dev.fencedlock.LockUnavailableException;
+import dev.fencedlock.shedlock.internal.DelayedRelease;
+import dev.fencedlock.shedlock.internal.ThreadLease;
+import java.time.Duration;
+import java.util.Optional;
+import net.javacrumbs.shedlock.core.AbstractSimpleLock;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.SimpleLock;
+
+/**
+ * A task's lock as {@link FencedLockProvider} hands it to ShedLock, with the {@link Lease} behind it:
+ * write {@link #token()} with the task's data, or let the fencedlock starter fence the task's
+ * transactions. Unlocking or extending it ends this object (ShedLock's {@code IllegalStateException}
+ * on a second use); the lease and its token stay readable. Thread-safe.
+ */
+public final class FencedSimpleLock extends AbstractSimpleLock {
+    private final Lease lease;
+    private final ThreadLease binding;
+
+    FencedSimpleLock(LockConfiguration configuration, Lease lease, ThreadLease binding) {
+        super(configuration);
+        this.lease = lease;
+        this.binding = binding;
+    }
+
+    /** The lease behind this lock; after {@code unlock} it may still be held until {@code lockAtLeastUntil}. */
+    public Lease lease() {
+        return lease;
+    }
+
+    /** The fencing token of this run's lease. */
+    public long token() {
+        return lease.token();
+    }
+
+    /**
+     * Ends the task's hold: at once, or at {@code lockAtLeastUntil} if that is still ahead (the lease
+     * is shortened to it, so that the lock frees itself then even if this process stops first).
+     */
+    @Override
+    protected void doUnlock() {
+        binding.close();
+        Duration keep = FencedLockProvider.untilNow(lockConfiguration.getLockAtLeastUntil());
+        if (keep.isZero() || !lease.isValid()) {
+            lease.close();
+            return;
+        }
+        try {
+            lease.extend(keep);
+        } catch (LeaseLostException e) {
+            lease.close();
+            return;
+        } catch (LockUnavailableException e) {
+            // the lease keeps its validity, which ends no later than lockAtMostUntil; the release
+            // below still happens at lockAtLeastUntil
+        }
+        DelayedRelease.shared().closeAfter(lease, keep);
+    }
+
+    /**
+     * The same lease, valid for the new {@code lockAtMostFor} from now; empty (and the lease let go)
+     * if it has run out or was lost, so an expired lock is never brought back.
+     */
+    @Override
+    protected Optional<SimpleLock> doExtend(LockConfiguration extended) {
+        Duration leaseTime = FencedLockProvider.untilNow(extended.getLockAtMostUntil());
+        if (!lease.isValid() || leaseTime.isZero()) {
+            giveUp();
+            return Optional.empty();
+        }
+        try {
+            lease.extend(leaseTime);
+        } catch (LeaseLostException e) {
+            giveUp();
+            return Optional.empty();
+        }
+        return Optional.of(new FencedSimpleLock(extended, lease, binding));
+    }
+
+    private void giveUp() {
+        binding.close();
+        lease.close();
+    }
+
+    @Override
+    public String toString() {
+        return "FencedSimpleLock[" + lockConfiguration.getName() + ", token " + lease.token() + "]";
+    }
+}

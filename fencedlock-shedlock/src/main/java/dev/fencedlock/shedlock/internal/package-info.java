@@ -1,0 +1,2 @@
+/** Internal: the ShedLock provider's helpers, not an API. */
+package dev.fencedlock.shedlock.internal;
