@@ -46,6 +46,13 @@ abstract class FencedLockProviderContract {
         return "shedlock:" + test.getTestMethod().orElseThrow().getName() + ":" + System.nanoTime();
     }
 
+    /** Tries {@code provider.lock} until it grants {@code name}; fails after {@link #AWAIT}. */
+    private static SimpleLock awaitLock(FencedLockProvider provider, String name, String what)
+            throws InterruptedException {
+        return Await.value(what, AWAIT, () -> provider.lock(config(name, AT_MOST, Duration.ZERO)), Optional::isPresent)
+                .orElseThrow();
+    }
+
     @Test
     void aHeldLockIsRefusedToEveryoneUntilUnlockedAndNeverReentered(TestInfo test) throws Exception {
         String name = name(test);
@@ -83,12 +90,7 @@ abstract class FencedLockProviderContract {
             FencedLockProvider second = new FencedLockProvider(two);
             FencedSimpleLock stale = (FencedSimpleLock) first.lock(config(name, Duration.ofMillis(600), Duration.ZERO))
                     .orElseThrow();
-            SimpleLock next = Await.value(
-                            "the lock free after lockAtMostFor",
-                            AWAIT,
-                            () -> second.lock(config(name, AT_MOST, Duration.ZERO)),
-                            Optional::isPresent)
-                    .orElseThrow();
+            SimpleLock next = awaitLock(second, name, "the lock free after lockAtMostFor");
             assertThat(stale.lease().isValid()).isFalse();
             assertThat(((FencedSimpleLock) next).token()).isGreaterThan(stale.token());
 
@@ -115,12 +117,7 @@ abstract class FencedLockProviderContract {
             assertThat(second.lock(config(name, AT_MOST, Duration.ZERO)))
                     .as("unlocked, but lockAtLeastFor has not passed")
                     .isEmpty();
-            SimpleLock next = Await.value(
-                            "the lock free after lockAtLeastFor",
-                            AWAIT,
-                            () -> second.lock(config(name, AT_MOST, Duration.ZERO)),
-                            Optional::isPresent)
-                    .orElseThrow();
+            SimpleLock next = awaitLock(second, name, "the lock free after lockAtLeastFor");
             assertThat(Instant.now()).isAfterOrEqualTo(created.plus(atLeast));
             next.unlock();
         }
@@ -177,12 +174,7 @@ abstract class FencedLockProviderContract {
                     .orElseThrow();
             Await.until("the lease run out", AWAIT, () -> !held.lease().isValid());
             assertThat(held.extend(AT_MOST, Duration.ZERO)).isEmpty();
-            SimpleLock other = Await.value(
-                            "the lock free for another instance",
-                            AWAIT,
-                            () -> new FencedLockProvider(two).lock(config(name, AT_MOST, Duration.ZERO)),
-                            Optional::isPresent)
-                    .orElseThrow();
+            SimpleLock other = awaitLock(new FencedLockProvider(two), name, "the lock free for another instance");
             other.unlock();
         }
     }
