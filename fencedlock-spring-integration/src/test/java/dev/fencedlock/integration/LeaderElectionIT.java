@@ -1,0 +1,177 @@
+package dev.fencedlock.integration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencedlock.Lease;
+import dev.fencedlock.LockClient;
+import dev.fencedlock.jdbc.JdbcFencing;
+import dev.fencedlock.jdbc.StaleTokenException;
+import dev.fencedlock.testkit.await.Await;
+import dev.fencedlock.testkit.db.TestDatabase;
+import dev.fencedlock.testkit.junit.LockBackendExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.integration.leader.Context;
+import org.springframework.integration.leader.DefaultCandidate;
+import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
+
+/**
+ * Spring Integration's {@code LockRegistryLeaderInitiator} on {@link FencedLockRegistry}: one
+ * leader at a time across three instances (each its own ZooKeeper client), each leadership's epoch
+ * the token of its lease, and a deposed leader's write refused by the database's fence row.
+ */
+class LeaderElectionIT {
+    @RegisterExtension
+    static final LockBackendExtension BACKEND = LockBackendExtension.zookeeper();
+
+    private static final Duration TTL = Duration.ofSeconds(1);
+    private static TestDatabase database;
+
+    @BeforeAll
+    static void fenceTable() {
+        database =
+                TestDatabase.create(TestDatabase.Kind.H2, "sileader", 4).migrate("classpath:db/fencedlock/migration");
+        database.execute("create table leader_work (id int primary key, done_by varchar(40), epoch bigint)");
+        database.execute("insert into leader_work values (1, 'nobody', 0)");
+    }
+
+    @AfterAll
+    static void drop() {
+        database.close();
+    }
+
+    /** A candidate that records its terms: when granted and revoked, and the epoch (token) of each. */
+    private static final class Recorder extends DefaultCandidate {
+        final FencedLockRegistry registry;
+        final List<long[]> terms = new CopyOnWriteArrayList<>();
+        final AtomicInteger leading;
+
+        Recorder(String id, String role, FencedLockRegistry registry, AtomicInteger leading) {
+            super(id, role);
+            this.registry = registry;
+            this.leading = leading;
+        }
+
+        @Override
+        public void onGranted(Context context) {
+            int now = leading.incrementAndGet();
+            long epoch = registry.obtain(getRole()).lease().orElseThrow().token();
+            terms.add(new long[] {epoch, now});
+        }
+
+        @Override
+        public void onRevoked(Context context) {
+            leading.decrementAndGet();
+        }
+    }
+
+    @Test
+    void oneLeaderAtATimeAndEachTermHasALargerEpoch() throws Exception {
+        String role = "leader:" + System.nanoTime();
+        AtomicInteger leading = new AtomicInteger();
+        List<LockClient> clients = new ArrayList<>();
+        List<LockRegistryLeaderInitiator> initiators = new ArrayList<>();
+        List<Recorder> candidates = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                LockClient client = BACKEND.newClient();
+                clients.add(client);
+                Recorder candidate = new Recorder("instance-" + i, role, new FencedLockRegistry(client, TTL), leading);
+                LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(candidate.registry, candidate);
+                initiator.setHeartBeatMillis(200);
+                initiator.setBusyWaitMillis(50);
+                candidates.add(candidate);
+                initiators.add(initiator);
+                initiator.start();
+            }
+            List<Long> epochs = new ArrayList<>();
+            for (int term = 0; term < 3; term++) {
+                int leaderIndex =
+                        Await.value("a leader", Duration.ofSeconds(20), () -> leaderOf(initiators), i -> i >= 0);
+                Thread.sleep(600);
+                assertThat(leaderOf(initiators))
+                        .as("the leader keeps its lock past its TTL")
+                        .isEqualTo(leaderIndex);
+                long[] last = candidates
+                        .get(leaderIndex)
+                        .terms
+                        .get(candidates.get(leaderIndex).terms.size() - 1);
+                epochs.add(last[0]);
+                initiators.get(leaderIndex).stop();
+                Await.until(
+                        "leadership given up",
+                        Duration.ofSeconds(20),
+                        () -> !initiators.get(leaderIndex).getContext().isLeader());
+                initiators.get(leaderIndex).start();
+            }
+            assertThat(epochs).isSorted().doesNotHaveDuplicates();
+            for (Recorder candidate : candidates) {
+                for (long[] term : candidate.terms) {
+                    assertThat(term[1]).as("leaders at the moment of a grant").isEqualTo(1);
+                }
+            }
+        } finally {
+            initiators.forEach(LockRegistryLeaderInitiator::stop);
+            clients.forEach(LockClient::close);
+        }
+    }
+
+    private static int leaderOf(List<LockRegistryLeaderInitiator> initiators) {
+        int found = -1;
+        for (int i = 0; i < initiators.size(); i++) {
+            if (initiators.get(i).getContext().isLeader()) {
+                assertThat(found).as("two leaders at once").isEqualTo(-1);
+                found = i;
+            }
+        }
+        return found;
+    }
+
+    @Test
+    void aDeposedLeaderThatKeepsRunningIsRefusedByTheDatabase() throws Exception {
+        String role = "deposed:" + System.nanoTime();
+        try (LockClient a = BACKEND.newClient();
+                LockClient b = BACKEND.newClient()) {
+            FencedDistributedLock oldLeader = new FencedLockRegistry(a, Duration.ofMillis(500)).obtain(role);
+            assertThat(oldLeader.tryLock(Duration.ZERO, Duration.ofMillis(500))).isTrue();
+            Lease oldTerm = oldLeader.lease().orElseThrow();
+            write(oldTerm, "old leader");
+
+            Await.until(
+                    "the old leader's term ran out while it was stopped",
+                    Duration.ofSeconds(20),
+                    () -> !oldTerm.isValid());
+            FencedDistributedLock newLeader = new FencedLockRegistry(b, TTL).obtain(role);
+            assertThat(newLeader.tryLock(Duration.ofSeconds(10), TTL)).isTrue();
+            Lease newTerm = newLeader.lease().orElseThrow();
+            write(newTerm, "new leader");
+
+            assertThatThrownBy(() -> write(new BelievingLease(oldTerm), "old leader, late"))
+                    .as("the old leader, still believing itself leader")
+                    .isInstanceOf(StaleTokenException.class);
+            assertThatThrownBy(() -> write(oldTerm, "old leader, late")).as("the old leader's lease itself");
+            assertThat(database.queryLong("select epoch from leader_work where id = 1"))
+                    .isEqualTo(newTerm.token());
+            newLeader.unlock();
+        }
+    }
+
+    private static void write(Lease term, String who) throws Exception {
+        JdbcFencing.inTransaction(database.dataSource(), term, connection -> {
+            try (var update =
+                    connection.prepareStatement("update leader_work set done_by = ?, epoch = ? where id = 1")) {
+                update.setString(1, who);
+                update.setLong(2, term.token());
+                return update.executeUpdate();
+            }
+        });
+    }
+}
