@@ -90,8 +90,9 @@ public class FencedLockAutoConfiguration {
             ObjectProvider<LockClient> client, ObjectProvider<LockedExecution> execution, BeanFactory beans) {
         LockedInterceptor interceptor =
                 new LockedInterceptor(client::getObject, execution::getObject, new BeanFactoryResolver(beans));
+        // checkInherited: @Locked on an interface or superclass method counts, as @Transactional does
         DefaultPointcutAdvisor advisor =
-                new DefaultPointcutAdvisor(AnnotationMatchingPointcut.forMethodAnnotation(Locked.class), interceptor);
+                new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Locked.class, true), interceptor);
         advisor.setOrder(LOCKED_ADVISOR_ORDER);
         return advisor;
     }

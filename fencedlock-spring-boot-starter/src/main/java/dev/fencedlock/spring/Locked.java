@@ -40,7 +40,9 @@ import java.lang.annotation.Target;
  * <p>The method must not be called inside an already active transaction: the lock would then be
  * taken after the transaction began, and released before it commits. Such a call fails with {@link
  * IllegalStateException} before the lock is acquired. Like every Spring proxy-based advice, a call
- * from within the same bean (self-invocation) is not intercepted.
+ * from within the same bean (self-invocation) is not intercepted. The annotation counts on the
+ * method, on an interface method it implements, or on a superclass method it overrides, as Spring's
+ * {@code @Transactional} does, with class-based and interface proxies alike.
  *
  * @see FencedTransactions the programmatic equivalent
  */

@@ -7,6 +7,7 @@ import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockTimeoutException;
 import dev.fencedlock.spring.app.Counters;
+import dev.fencedlock.spring.app.InheritedLocks;
 import dev.fencedlock.spring.app.Inventory;
 import dev.fencedlock.spring.app.InventoryApplication;
 import dev.fencedlock.spring.app.Item;
@@ -63,6 +64,9 @@ abstract class FencedInventoryTest {
 
     @Autowired
     JdbcTemplate jdbc;
+
+    @Autowired
+    InheritedLocks inherited;
 
     @Autowired
     MeterRegistry meters;
@@ -169,6 +173,12 @@ abstract class FencedInventoryTest {
                 .hasMessageContaining("REQUIRES_NEW");
         assertThat(items.findById("sku-new").orElseThrow().quantity()).isEqualTo(5);
         assertThat(orders.countBySku("sku-new")).isZero();
+    }
+
+    @Test
+    void lockedOnAnInterfaceOrSuperclassMethodIsHonouredWithClassProxies() {
+        assertThat(inherited.leaseFromInterface("k1")).isEqualTo("contract:k1");
+        assertThat(inherited.leaseFromSuperclass("k2")).isEqualTo("base:k2");
     }
 
     @Test
