@@ -182,6 +182,25 @@ abstract class FencedInventoryTest {
     }
 
     @Test
+    void readOnlyTransactionsInsideALockedCallWork() {
+        inventory.restock("sku-ro", 5);
+        assertThat(inventory.stockReadOnly("sku-ro")).isEqualTo(5);
+        assertThat(inventory.stockThroughRepository("sku-ro")).isEqualTo(5);
+    }
+
+    @Test
+    void requiresNewInsideAReadOnlyLockedTransactionIsAFencedTransaction() {
+        inventory.restock("sku-ro-new", 5);
+        assertThat(inventory.orderInNewTransactionFromReadOnly("sku-ro-new", "w", inventory))
+                .isTrue();
+        assertThat(items.findById("sku-ro-new").orElseThrow().quantity()).isEqualTo(4);
+        assertThat(jdbc.queryForObject(
+                        "select token from fencedlock_fence where lock_name = ?", Long.class, "inventory:sku-ro-new"))
+                .as("the inner transaction entered the fence row")
+                .isEqualTo(orders.findAll().get(0).token());
+    }
+
+    @Test
     void lockedMethodWithoutTransactionFencesTheTransactionItCalls() {
         inventory.restock("sku-outer", 5);
         assertThat(inventory.orderThroughInnerTransaction("sku-outer", "w", inventory))

@@ -71,10 +71,32 @@ public final class FenceGuardListener implements TransactionExecutionListener {
                     + " locked call); it would wait for the outer transaction's fence row forever, so it is"
                     + " refused");
         }
+        if (transaction.isReadOnly()) {
+            suspendJpaBinding();
+        }
+    }
+
+    /**
+     * A read-only transaction is not fenced, by fencing-jpa either: its lease is unbound from
+     * fencing-jpa until the transaction has begun ({@link ActiveLease#suspendJpaBinding}).
+     */
+    private static void suspendJpaBinding() {
+        Optional<ActiveLease> current = ActiveLease.current();
+        if (current.isPresent()) {
+            try {
+                current.get().suspendJpaBinding();
+            } catch (Exception e) {
+                throw new IllegalStateException(
+                        "Could not unbind the lease of lock '"
+                                + current.get().lease().lockName() + "' for a read-only transaction",
+                        e);
+            }
+        }
     }
 
     @Override
     public void afterBegin(TransactionExecution transaction, Throwable beginFailure) {
+        ActiveLease.current().ifPresent(ActiveLease::resumeJpaBinding);
         if (beginFailure != null || !transaction.isNewTransaction() || transaction.isReadOnly()) {
             return;
         }

@@ -72,6 +72,27 @@ public class Inventory {
         return self.orderInNewTransaction(sku, worker);
     }
 
+    /** The stock of {@code sku}, read in a read-only transaction under the SKU's lock. */
+    @Locked("'inventory:' + #sku")
+    @Transactional(readOnly = true)
+    public int stockReadOnly(String sku) {
+        return items.findById(sku).orElseThrow().quantity();
+    }
+
+    /** The stock of {@code sku}, read through the repository's own read-only transaction under the SKU's lock. */
+    @Locked("'inventory:' + #sku")
+    public int stockThroughRepository(String sku) {
+        return items.findById(sku).orElseThrow().quantity();
+    }
+
+    /** A read-only locked transaction that begins a second, read-write one. */
+    @Locked("'inventory:' + #sku")
+    @Transactional(readOnly = true)
+    public boolean orderInNewTransactionFromReadOnly(String sku, String worker, Inventory self) {
+        items.findById(sku).orElseThrow();
+        return self.orderInNewTransaction(sku, worker);
+    }
+
     @Transactional(propagation = Propagation.REQUIRES_NEW)
     public boolean orderInNewTransaction(String sku, String worker) {
         return orderInOwnTransaction(sku, worker);
