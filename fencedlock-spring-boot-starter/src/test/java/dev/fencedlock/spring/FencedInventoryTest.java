@@ -193,11 +193,7 @@ abstract class FencedInventoryTest {
         inventory.restock("sku-ro-new", 5);
         assertThat(inventory.orderInNewTransactionFromReadOnly("sku-ro-new", "w", inventory))
                 .isTrue();
-        assertThat(items.findById("sku-ro-new").orElseThrow().quantity()).isEqualTo(4);
-        assertThat(jdbc.queryForObject(
-                        "select token from fencedlock_fence where lock_name = ?", Long.class, "inventory:sku-ro-new"))
-                .as("the inner transaction entered the fence row")
-                .isEqualTo(orders.findAll().get(0).token());
+        assertOneOrderUnderTheFence("sku-ro-new");
     }
 
     @Test
@@ -205,9 +201,14 @@ abstract class FencedInventoryTest {
         inventory.restock("sku-outer", 5);
         assertThat(inventory.orderThroughInnerTransaction("sku-outer", "w", inventory))
                 .isTrue();
-        assertThat(items.findById("sku-outer").orElseThrow().quantity()).isEqualTo(4);
+        assertOneOrderUnderTheFence("sku-outer");
+    }
+
+    /** One unit of {@code sku}'s five was sold, by a transaction that entered the SKU's fence row. */
+    private void assertOneOrderUnderTheFence(String sku) {
+        assertThat(items.findById(sku).orElseThrow().quantity()).isEqualTo(4);
         assertThat(jdbc.queryForObject(
-                        "select token from fencedlock_fence where lock_name = ?", Long.class, "inventory:sku-outer"))
+                        "select token from fencedlock_fence where lock_name = ?", Long.class, "inventory:" + sku))
                 .as("the inner transaction entered the fence row")
                 .isEqualTo(orders.findAll().get(0).token());
     }
