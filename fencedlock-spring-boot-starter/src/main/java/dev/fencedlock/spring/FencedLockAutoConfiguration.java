@@ -11,6 +11,7 @@ import dev.fencedlock.spring.internal.LockEventListeners;
 import dev.fencedlock.spring.internal.LockedExecution;
 import dev.fencedlock.spring.internal.LockedInterceptor;
 import dev.fencedlock.spring.internal.SpringLockConfig;
+import dev.fencedlock.spring.internal.UnfencedConnectionGuard;
 import dev.fencedlock.spring.metrics.LockMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
@@ -95,6 +96,17 @@ public class FencedLockAutoConfiguration {
                 new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Locked.class, true), interceptor);
         advisor.setOrder(LOCKED_ADVISOR_ORDER);
         return advisor;
+    }
+
+    /**
+     * Refuses JDBC connections taken inside a locked call outside any transaction ({@link
+     * UnfencedConnectionGuard}): their writes would run in autocommit, unfenced.
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    public static Advisor fencedLockUnfencedConnectionAdvisor() {
+        UnfencedConnectionGuard guard = new UnfencedConnectionGuard();
+        return new DefaultPointcutAdvisor(guard, guard);
     }
 
     /** The fence row guard on {@value FenceGuard#DEFAULT_TABLE}; define a bean to use another table. */

@@ -214,6 +214,43 @@ abstract class FencedInventoryTest {
     }
 
     @Test
+    void jdbcTemplateWriteOfALockedMethodWithoutTransactionNeverLandsUnfenced() throws Exception {
+        counters.write("c-auto", 1);
+        CountDownLatch newerWrote = new CountDownLatch(1);
+        ExecutorService stale = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> staleWrite = stale.submit(() -> {
+                counters.writeWithoutTransactionAfterLeaseRanOut("c-auto", 99, newerWrote);
+                return null;
+            });
+            // acquired only once the stalled holder's lease ran out
+            fencedTransactions.run("counter:c-auto", Duration.ofSeconds(30), status -> {
+                counters.write("c-auto", 10);
+                return null;
+            });
+            newerWrote.countDown();
+            assertThatThrownBy(() -> staleWrite.get(30, TimeUnit.SECONDS))
+                    .cause()
+                    .rootCause()
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("counter:c-auto")
+                    .hasMessageContaining("outside any transaction");
+        } finally {
+            stale.shutdownNow();
+        }
+        assertThat(counters.read("c-auto"))
+                .as("the newer holder's write stands")
+                .isEqualTo(10);
+    }
+
+    @Test
+    void lockedMethodThatTouchesNoDatabaseStillRuns() {
+        assertThat(counters.withoutDatabase(
+                        "c-none", () -> CurrentLease.get().orElseThrow().lockName()))
+                .isEqualTo("counter:c-none");
+    }
+
+    @Test
     void jdbcTemplateWriteOfAStaleHolderIsRefusedByTheFenceRow() throws Exception {
         Lease expired = client.lock("counter:c1").acquire(Duration.ofSeconds(5), Duration.ofMillis(200));
         Inventory.awaitExpiry(expired);

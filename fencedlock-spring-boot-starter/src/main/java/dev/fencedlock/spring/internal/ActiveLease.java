@@ -20,6 +20,7 @@ public final class ActiveLease {
     private AutoCloseable jpaScope;
 
     private boolean jpaSuspended;
+    private boolean beginning;
     private FencedWriteRefusedException refusedAtCommit;
 
     private ActiveLease(Lease lease) {
@@ -77,6 +78,15 @@ public final class ActiveLease {
     /** The refusal recorded by {@link #refusedAtCommit}, if any. */
     Optional<FencedWriteRefusedException> refusalAtCommit() {
         return Optional.ofNullable(refusedAtCommit);
+    }
+
+    /** Whether a transaction manager is beginning a transaction on this thread now. */
+    boolean beginning() {
+        return beginning;
+    }
+
+    void beginning(boolean beginning) {
+        this.beginning = beginning;
     }
 
     void transactionOpened() {

@@ -71,6 +71,7 @@ public final class FenceGuardListener implements TransactionExecutionListener {
                     + " locked call); it would wait for the outer transaction's fence row forever, so it is"
                     + " refused");
         }
+        ActiveLease.current().ifPresent(active -> active.beginning(true));
         if (transaction.isReadOnly()) {
             suspendJpaBinding();
         }
@@ -96,7 +97,10 @@ public final class FenceGuardListener implements TransactionExecutionListener {
 
     @Override
     public void afterBegin(TransactionExecution transaction, Throwable beginFailure) {
-        ActiveLease.current().ifPresent(ActiveLease::resumeJpaBinding);
+        ActiveLease.current().ifPresent(active -> {
+            active.beginning(false);
+            active.resumeJpaBinding();
+        });
         if (beginFailure != null || !transaction.isNewTransaction() || transaction.isReadOnly()) {
             return;
         }
