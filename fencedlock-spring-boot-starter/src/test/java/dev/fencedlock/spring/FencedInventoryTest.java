@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockTimeoutException;
+import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.spring.app.Counters;
 import dev.fencedlock.spring.app.InheritedLocks;
 import dev.fencedlock.spring.app.Inventory;
@@ -16,6 +17,7 @@ import dev.fencedlock.spring.app.Orders;
 import dev.fencedlock.spring.metrics.LockMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,11 +27,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -67,6 +71,9 @@ abstract class FencedInventoryTest {
 
     @Autowired
     InheritedLocks inherited;
+
+    @Autowired
+    DataSource dataSource;
 
     @Autowired
     MeterRegistry meters;
@@ -241,6 +248,27 @@ abstract class FencedInventoryTest {
         assertThat(counters.read("c-auto"))
                 .as("the newer holder's write stands")
                 .isEqualTo(10);
+    }
+
+    @Test
+    void aBusyFenceRowReachesTheCallerAsASpringConcurrencyFailure() throws Exception {
+        inventory.restock("sku-busy", 5);
+        Lease older = client.lock("inventory:sku-busy").acquire(Duration.ofSeconds(5));
+        try (Connection held = dataSource.getConnection()) {
+            held.setAutoCommit(false);
+            // an older holder's transaction keeps the fence row after its lease was released
+            FenceGuard.standard().enter(held, older.lockName(), older.token(), Duration.ofSeconds(60));
+            older.close();
+            try {
+                assertThatThrownBy(() -> inventory.orderOnShortLease("sku-busy", "w"))
+                        .isInstanceOf(ConcurrencyFailureException.class)
+                        .hasMessageContaining("inventory:sku-busy");
+            } finally {
+                held.rollback();
+            }
+        }
+        assertThat(items.findById("sku-busy").orElseThrow().quantity()).isEqualTo(5);
+        assertThat(orders.countBySku("sku-busy")).isZero();
     }
 
     @Test

@@ -101,7 +101,18 @@ public final class FenceGuardListener implements TransactionExecutionListener {
             active.beginning(false);
             active.resumeJpaBinding();
         });
-        if (beginFailure != null || !transaction.isNewTransaction() || transaction.isReadOnly()) {
+        if (beginFailure != null) {
+            Optional<ActiveLease> active = ActiveLease.current();
+            if (active.isPresent()) {
+                Optional<ConcurrencyFailureException> concurrency =
+                        concurrencyFailure(beginFailure, active.get().lease().lockName());
+                if (concurrency.isPresent()) {
+                    throw concurrency.get();
+                }
+            }
+            return;
+        }
+        if (!transaction.isNewTransaction() || transaction.isReadOnly()) {
             return;
         }
         Optional<ActiveLease> current = ActiveLease.current();
@@ -162,6 +173,34 @@ public final class FenceGuardListener implements TransactionExecutionListener {
         return ConcurrencyFailures.isConcurrencyFailure(failure)
                 ? new ConcurrencyFailureException(message, failure)
                 : new DataAccessResourceFailureException(message, failure);
+    }
+
+    /**
+     * The guard of a transaction manager that runs it while beginning (fencing-jpa's, inside {@code
+     * JpaTransactionManager}) fails the begin, which Spring wraps as {@code
+     * CannotCreateTransactionException}; a wait for the fence row that ran out, or another
+     * concurrency failure of the database, is rethrown as Spring's {@link CannotAcquireLockException}
+     * or {@link ConcurrencyFailureException} instead, the original failure as its cause, so that
+     * retry policies keyed on concurrency failures retry it. Empty for any other failure.
+     */
+    static Optional<ConcurrencyFailureException> concurrencyFailure(Throwable beginFailure, String lockName) {
+        if (beginFailure instanceof ConcurrencyFailureException) {
+            return Optional.empty();
+        }
+        for (Throwable t = beginFailure; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof FenceRowBusyException busy) {
+                return Optional.of(new CannotAcquireLockException(busy.getMessage(), beginFailure));
+            }
+        }
+        String message =
+                "The fenced transaction of lock '" + lockName + "' could not begin: " + beginFailure.getMessage();
+        if (ConcurrencyFailures.isLockTimeout(beginFailure)) {
+            return Optional.of(new CannotAcquireLockException(message, beginFailure));
+        }
+        if (ConcurrencyFailures.isConcurrencyFailure(beginFailure)) {
+            return Optional.of(new ConcurrencyFailureException(message, beginFailure));
+        }
+        return Optional.empty();
     }
 
     static FencedWriteRefusedException refusal(StaleTokenException stale) {
