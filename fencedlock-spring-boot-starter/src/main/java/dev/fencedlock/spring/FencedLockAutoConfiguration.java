@@ -10,6 +10,7 @@ import dev.fencedlock.spring.internal.FencedTransactionManagers;
 import dev.fencedlock.spring.internal.LockEventListeners;
 import dev.fencedlock.spring.internal.LockedExecution;
 import dev.fencedlock.spring.internal.LockedInterceptor;
+import dev.fencedlock.spring.internal.ProtectedTablesMode;
 import dev.fencedlock.spring.internal.SpringLockConfig;
 import dev.fencedlock.spring.internal.UnfencedConnectionGuard;
 import dev.fencedlock.spring.metrics.LockMetrics;
@@ -27,6 +28,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;
 import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.context.annotation.Bean;
@@ -144,6 +146,21 @@ public class FencedLockAutoConfiguration {
                     dataSource.getIfUnique(),
                     guard.getIfAvailable(FenceGuard::standard).table(),
                     environment);
+        }
+    }
+
+    /**
+     * Hands {@code fencedlock.protected-tables} to fencing-jpa's start-up check of fenced entity
+     * tables ({@link ProtectedTablesMode}), when Hibernate is auto-configured.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({HibernatePropertiesCustomizer.class, EmbeddedDatabaseConnection.class})
+    static class ProtectedTables {
+        @Bean
+        HibernatePropertiesCustomizer fencedLockProtectedTables(
+                ObjectProvider<DataSource> dataSource, Environment environment) {
+            String mode = ProtectedTablesMode.resolve(environment, dataSource.getIfUnique());
+            return properties -> properties.putIfAbsent(ProtectedTablesMode.HIBERNATE_SETTING, mode);
         }
     }
 
