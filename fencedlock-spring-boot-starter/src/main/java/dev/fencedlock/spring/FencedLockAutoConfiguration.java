@@ -10,7 +10,9 @@ import dev.fencedlock.spring.internal.FencedTransactionManagers;
 import dev.fencedlock.spring.internal.LockEventListeners;
 import dev.fencedlock.spring.internal.LockedExecution;
 import dev.fencedlock.spring.internal.LockedInterceptor;
+import dev.fencedlock.spring.internal.ProtectedTablesMode;
 import dev.fencedlock.spring.internal.SpringLockConfig;
+import dev.fencedlock.spring.internal.UnfencedConnectionGuard;
 import dev.fencedlock.spring.metrics.LockMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
@@ -26,6 +28,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;
 import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.context.annotation.Bean;
@@ -90,10 +93,22 @@ public class FencedLockAutoConfiguration {
             ObjectProvider<LockClient> client, ObjectProvider<LockedExecution> execution, BeanFactory beans) {
         LockedInterceptor interceptor =
                 new LockedInterceptor(client::getObject, execution::getObject, new BeanFactoryResolver(beans));
+        // checkInherited: @Locked on an interface or superclass method counts, as @Transactional does
         DefaultPointcutAdvisor advisor =
-                new DefaultPointcutAdvisor(AnnotationMatchingPointcut.forMethodAnnotation(Locked.class), interceptor);
+                new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Locked.class, true), interceptor);
         advisor.setOrder(LOCKED_ADVISOR_ORDER);
         return advisor;
+    }
+
+    /**
+     * Refuses JDBC connections taken inside a locked call outside any transaction ({@link
+     * UnfencedConnectionGuard}): their writes would run in autocommit, unfenced.
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    public static Advisor fencedLockUnfencedConnectionAdvisor() {
+        UnfencedConnectionGuard guard = new UnfencedConnectionGuard();
+        return new DefaultPointcutAdvisor(guard, guard);
     }
 
     /** The fence row guard on {@value FenceGuard#DEFAULT_TABLE}; define a bean to use another table. */
@@ -131,6 +146,21 @@ public class FencedLockAutoConfiguration {
                     dataSource.getIfUnique(),
                     guard.getIfAvailable(FenceGuard::standard).table(),
                     environment);
+        }
+    }
+
+    /**
+     * Hands {@code fencedlock.protected-tables} to fencing-jpa's start-up check of fenced entity
+     * tables ({@link ProtectedTablesMode}), when Hibernate is auto-configured.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({HibernatePropertiesCustomizer.class, EmbeddedDatabaseConnection.class})
+    static class ProtectedTables {
+        @Bean
+        HibernatePropertiesCustomizer fencedLockProtectedTables(
+                ObjectProvider<DataSource> dataSource, Environment environment) {
+            String mode = ProtectedTablesMode.resolve(environment, dataSource.getIfUnique());
+            return properties -> properties.putIfAbsent(ProtectedTablesMode.HIBERNATE_SETTING, mode);
         }
     }
 

@@ -39,8 +39,18 @@ import java.lang.annotation.Target;
  *
  * <p>The method must not be called inside an already active transaction: the lock would then be
  * taken after the transaction began, and released before it commits. Such a call fails with {@link
- * IllegalStateException} before the lock is acquired. Like every Spring proxy-based advice, a call
- * from within the same bean (self-invocation) is not intercepted.
+ * IllegalStateException} before the lock is acquired.
+ *
+ * <p>Database work of the call must run in transactions: without {@code @Transactional} (or with
+ * {@code SUPPORTS}), a JDBC connection requested from a {@code DataSource} bean outside any
+ * transaction is refused with {@link IllegalStateException} naming the lock, since its statements
+ * would run in autocommit, unfenced. Reads are refused as well; a method that touches no database,
+ * or calls {@code @Transactional} methods or repositories (which begin their own, fenced,
+ * transactions), is unaffected. Read-only transactions are not fenced; PostgreSQL, fencing-jpa and
+ * protected tables refuse writes in them. Like every Spring proxy-based advice, a call
+ * from within the same bean (self-invocation) is not intercepted. The annotation counts on the
+ * method, on an interface method it implements, or on a superclass method it overrides, as Spring's
+ * {@code @Transactional} does, with class-based and interface proxies alike.
  *
  * @see FencedTransactions the programmatic equivalent
  */

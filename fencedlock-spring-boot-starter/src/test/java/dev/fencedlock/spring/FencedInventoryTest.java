@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockTimeoutException;
+import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.spring.app.Counters;
+import dev.fencedlock.spring.app.InheritedLocks;
 import dev.fencedlock.spring.app.Inventory;
 import dev.fencedlock.spring.app.InventoryApplication;
 import dev.fencedlock.spring.app.Item;
@@ -15,6 +17,7 @@ import dev.fencedlock.spring.app.Orders;
 import dev.fencedlock.spring.metrics.LockMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,11 +27,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -63,6 +68,12 @@ abstract class FencedInventoryTest {
 
     @Autowired
     JdbcTemplate jdbc;
+
+    @Autowired
+    InheritedLocks inherited;
+
+    @Autowired
+    DataSource dataSource;
 
     @Autowired
     MeterRegistry meters;
@@ -172,15 +183,99 @@ abstract class FencedInventoryTest {
     }
 
     @Test
+    void lockedOnAnInterfaceOrSuperclassMethodIsHonouredWithClassProxies() {
+        assertThat(inherited.leaseFromInterface("k1")).isEqualTo("contract:k1");
+        assertThat(inherited.leaseFromSuperclass("k2")).isEqualTo("base:k2");
+    }
+
+    @Test
+    void readOnlyTransactionsInsideALockedCallWork() {
+        inventory.restock("sku-ro", 5);
+        assertThat(inventory.stockReadOnly("sku-ro")).isEqualTo(5);
+        assertThat(inventory.stockThroughRepository("sku-ro")).isEqualTo(5);
+    }
+
+    @Test
+    void requiresNewInsideAReadOnlyLockedTransactionIsAFencedTransaction() {
+        inventory.restock("sku-ro-new", 5);
+        assertThat(inventory.orderInNewTransactionFromReadOnly("sku-ro-new", "w", inventory))
+                .isTrue();
+        assertOneOrderUnderTheFence("sku-ro-new");
+    }
+
+    @Test
     void lockedMethodWithoutTransactionFencesTheTransactionItCalls() {
         inventory.restock("sku-outer", 5);
         assertThat(inventory.orderThroughInnerTransaction("sku-outer", "w", inventory))
                 .isTrue();
-        assertThat(items.findById("sku-outer").orElseThrow().quantity()).isEqualTo(4);
+        assertOneOrderUnderTheFence("sku-outer");
+    }
+
+    /** One unit of {@code sku}'s five was sold, by a transaction that entered the SKU's fence row. */
+    private void assertOneOrderUnderTheFence(String sku) {
+        assertThat(items.findById(sku).orElseThrow().quantity()).isEqualTo(4);
         assertThat(jdbc.queryForObject(
-                        "select token from fencedlock_fence where lock_name = ?", Long.class, "inventory:sku-outer"))
+                        "select token from fencedlock_fence where lock_name = ?", Long.class, "inventory:" + sku))
                 .as("the inner transaction entered the fence row")
                 .isEqualTo(orders.findAll().get(0).token());
+    }
+
+    @Test
+    void jdbcTemplateWriteOfALockedMethodWithoutTransactionNeverLandsUnfenced() throws Exception {
+        counters.write("c-auto", 1);
+        CountDownLatch newerWrote = new CountDownLatch(1);
+        ExecutorService stale = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> staleWrite = stale.submit(() -> {
+                counters.writeWithoutTransactionAfterLeaseRanOut("c-auto", 99, newerWrote);
+                return null;
+            });
+            // acquired only once the stalled holder's lease ran out
+            fencedTransactions.run("counter:c-auto", Duration.ofSeconds(30), status -> {
+                counters.write("c-auto", 10);
+                return null;
+            });
+            newerWrote.countDown();
+            assertThatThrownBy(() -> staleWrite.get(30, TimeUnit.SECONDS))
+                    .cause()
+                    .rootCause()
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("counter:c-auto")
+                    .hasMessageContaining("outside any transaction");
+        } finally {
+            stale.shutdownNow();
+        }
+        assertThat(counters.read("c-auto"))
+                .as("the newer holder's write stands")
+                .isEqualTo(10);
+    }
+
+    @Test
+    void aBusyFenceRowReachesTheCallerAsASpringConcurrencyFailure() throws Exception {
+        inventory.restock("sku-busy", 5);
+        Lease older = client.lock("inventory:sku-busy").acquire(Duration.ofSeconds(5));
+        try (Connection held = dataSource.getConnection()) {
+            held.setAutoCommit(false);
+            // an older holder's transaction keeps the fence row after its lease was released
+            FenceGuard.standard().enter(held, older.lockName(), older.token(), Duration.ofSeconds(60));
+            older.close();
+            try {
+                assertThatThrownBy(() -> inventory.orderOnShortLease("sku-busy", "w"))
+                        .isInstanceOf(ConcurrencyFailureException.class)
+                        .hasMessageContaining("inventory:sku-busy");
+            } finally {
+                held.rollback();
+            }
+        }
+        assertThat(items.findById("sku-busy").orElseThrow().quantity()).isEqualTo(5);
+        assertThat(orders.countBySku("sku-busy")).isZero();
+    }
+
+    @Test
+    void lockedMethodThatTouchesNoDatabaseStillRuns() {
+        assertThat(counters.withoutDatabase(
+                        "c-none", () -> CurrentLease.get().orElseThrow().lockName()))
+                .isEqualTo("counter:c-none");
     }
 
     @Test

@@ -16,16 +16,30 @@ public final class ActiveLease {
 
     private final Lease lease;
     private boolean transactionOpen;
+    /** fencing-jpa's binding of the lease; null without fencing-jpa, or while suspended. */
+    private AutoCloseable jpaScope;
+
+    private boolean jpaSuspended;
+    private boolean beginning;
     private FencedWriteRefusedException refusedAtCommit;
 
     private ActiveLease(Lease lease) {
         this.lease = lease;
     }
 
-    /** Makes {@code lease} the current thread's lease until {@link #close()}; calls nest. */
-    static ActiveLease push(Lease lease) {
+    /**
+     * Makes {@code lease} the current thread's lease, and binds it for fencing-jpa's entity stamping
+     * when fencing-jpa is present, until {@link #close()}; calls nest.
+     */
+    static ActiveLease open(Lease lease) {
         ActiveLease active = new ActiveLease(lease);
         CURRENT.get().push(active);
+        try {
+            active.jpaScope = JpaBinding.PRESENT ? JpaBinding.bind(lease) : null;
+        } catch (RuntimeException | Error e) {
+            active.close();
+            throw e;
+        }
         return active;
     }
 
@@ -34,23 +48,7 @@ public final class ActiveLease {
      * handle is closed, on this thread; for {@link dev.fencedlock.spring.CurrentLease#bind}.
      */
     public static AutoCloseable bind(Lease lease) {
-        ActiveLease active = push(lease);
-        AutoCloseable jpa;
-        try {
-            jpa = JpaBinding.PRESENT ? JpaBinding.bind(lease) : null;
-        } catch (RuntimeException | Error e) {
-            active.close();
-            throw e;
-        }
-        return () -> {
-            try {
-                if (jpa != null) {
-                    jpa.close();
-                }
-            } finally {
-                active.close();
-            }
-        };
+        return open(lease)::close;
     }
 
     /** The innermost lease of a locked call running on this thread; empty outside any. */
@@ -82,6 +80,15 @@ public final class ActiveLease {
         return Optional.ofNullable(refusedAtCommit);
     }
 
+    /** Whether a transaction manager is beginning a transaction on this thread now. */
+    boolean beginning() {
+        return beginning;
+    }
+
+    void beginning(boolean beginning) {
+        this.beginning = beginning;
+    }
+
     void transactionOpened() {
         transactionOpen = true;
     }
@@ -90,12 +97,43 @@ public final class ActiveLease {
         transactionOpen = false;
     }
 
-    /** Ends this lease's turn as the thread's current one. */
+    /**
+     * Unbinds the lease from fencing-jpa while a read-only transaction begins, so that fencing-jpa
+     * neither runs the guard in it (an UPDATE, which PostgreSQL refuses in a read-only transaction)
+     * nor counts it as fenced: a fenced entity written in it is refused. Does nothing when fencing-jpa
+     * is absent or another binding was made above this one. {@link #resumeJpaBinding} undoes it.
+     */
+    void suspendJpaBinding() throws Exception {
+        if (jpaScope != null && JpaBinding.isInnermost(lease)) {
+            jpaScope.close();
+            jpaScope = null;
+            jpaSuspended = true;
+        }
+    }
+
+    /** Binds the lease for fencing-jpa again after {@link #suspendJpaBinding}; otherwise does nothing. */
+    void resumeJpaBinding() {
+        if (jpaSuspended) {
+            jpaSuspended = false;
+            jpaScope = JpaBinding.bind(lease);
+        }
+    }
+
+    /** Ends this lease's turn as the thread's current one, and its fencing-jpa binding. */
     void close() {
-        Deque<ActiveLease> stack = CURRENT.get();
-        stack.remove(this);
-        if (stack.isEmpty()) {
-            CURRENT.remove();
+        try {
+            if (jpaScope != null) {
+                jpaScope.close();
+                jpaScope = null;
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("Could not unbind the lease of lock '" + lease.lockName() + "'", e);
+        } finally {
+            Deque<ActiveLease> stack = CURRENT.get();
+            stack.remove(this);
+            if (stack.isEmpty()) {
+                CURRENT.remove();
+            }
         }
     }
 }

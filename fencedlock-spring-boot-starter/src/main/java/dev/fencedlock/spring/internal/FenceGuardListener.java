@@ -71,11 +71,48 @@ public final class FenceGuardListener implements TransactionExecutionListener {
                     + " locked call); it would wait for the outer transaction's fence row forever, so it is"
                     + " refused");
         }
+        ActiveLease.current().ifPresent(active -> active.beginning(true));
+        if (transaction.isReadOnly()) {
+            suspendJpaBinding();
+        }
+    }
+
+    /**
+     * A read-only transaction is not fenced, by fencing-jpa either: its lease is unbound from
+     * fencing-jpa until the transaction has begun ({@link ActiveLease#suspendJpaBinding}).
+     */
+    private static void suspendJpaBinding() {
+        Optional<ActiveLease> current = ActiveLease.current();
+        if (current.isPresent()) {
+            try {
+                current.get().suspendJpaBinding();
+            } catch (Exception e) {
+                throw new IllegalStateException(
+                        "Could not unbind the lease of lock '"
+                                + current.get().lease().lockName() + "' for a read-only transaction",
+                        e);
+            }
+        }
     }
 
     @Override
     public void afterBegin(TransactionExecution transaction, Throwable beginFailure) {
-        if (beginFailure != null || !transaction.isNewTransaction() || transaction.isReadOnly()) {
+        ActiveLease.current().ifPresent(active -> {
+            active.beginning(false);
+            active.resumeJpaBinding();
+        });
+        if (beginFailure != null) {
+            Optional<ActiveLease> active = ActiveLease.current();
+            if (active.isPresent()) {
+                Optional<ConcurrencyFailureException> concurrency =
+                        concurrencyFailure(beginFailure, active.get().lease().lockName());
+                if (concurrency.isPresent()) {
+                    throw concurrency.get();
+                }
+            }
+            return;
+        }
+        if (!transaction.isNewTransaction() || transaction.isReadOnly()) {
             return;
         }
         Optional<ActiveLease> current = ActiveLease.current();
@@ -136,6 +173,34 @@ public final class FenceGuardListener implements TransactionExecutionListener {
         return ConcurrencyFailures.isConcurrencyFailure(failure)
                 ? new ConcurrencyFailureException(message, failure)
                 : new DataAccessResourceFailureException(message, failure);
+    }
+
+    /**
+     * The guard of a transaction manager that runs it while beginning (fencing-jpa's, inside {@code
+     * JpaTransactionManager}) fails the begin, which Spring wraps as {@code
+     * CannotCreateTransactionException}; a wait for the fence row that ran out, or another
+     * concurrency failure of the database, is rethrown as Spring's {@link CannotAcquireLockException}
+     * or {@link ConcurrencyFailureException} instead, the original failure as its cause, so that
+     * retry policies keyed on concurrency failures retry it. Empty for any other failure.
+     */
+    static Optional<ConcurrencyFailureException> concurrencyFailure(Throwable beginFailure, String lockName) {
+        if (beginFailure instanceof ConcurrencyFailureException) {
+            return Optional.empty();
+        }
+        for (Throwable t = beginFailure; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof FenceRowBusyException busy) {
+                return Optional.of(new CannotAcquireLockException(busy.getMessage(), beginFailure));
+            }
+        }
+        String message =
+                "The fenced transaction of lock '" + lockName + "' could not begin: " + beginFailure.getMessage();
+        if (ConcurrencyFailures.isLockTimeout(beginFailure)) {
+            return Optional.of(new CannotAcquireLockException(message, beginFailure));
+        }
+        if (ConcurrencyFailures.isConcurrencyFailure(beginFailure)) {
+            return Optional.of(new ConcurrencyFailureException(message, beginFailure));
+        }
+        return Optional.empty();
     }
 
     static FencedWriteRefusedException refusal(StaleTokenException stale) {

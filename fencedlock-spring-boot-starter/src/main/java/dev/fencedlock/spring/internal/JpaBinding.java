@@ -19,4 +19,9 @@ final class JpaBinding {
     static FencingScope bind(Lease lease) {
         return Fencing.bind(lease);
     }
+
+    /** Whether {@code lease} is the innermost lease bound for fencing-jpa on this thread. */
+    static boolean isInnermost(Lease lease) {
+        return Fencing.currentLease().filter(bound -> bound == lease).isPresent();
+    }
 }

@@ -36,8 +36,8 @@ public final class LockedExecution {
 
     /** Runs {@code work} under {@code lease}; the caller releases the lease afterwards. */
     public <T> T run(Lease lease, LockedWork<T> work) throws Throwable {
-        ActiveLease active = ActiveLease.push(lease);
-        try (AutoCloseable jpa = JpaBinding.PRESENT ? JpaBinding.bind(lease) : null) {
+        ActiveLease active = ActiveLease.open(lease);
+        try {
             return work.run();
         } catch (Throwable failure) {
             Optional<FencedWriteRefusedException> refusal = Refusals.find(failure);

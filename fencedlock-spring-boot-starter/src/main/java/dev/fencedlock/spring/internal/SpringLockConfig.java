@@ -41,7 +41,7 @@ public final class SpringLockConfig {
     public static final String INITIALIZE_SCHEMA = "fencedlock.initialize-schema";
 
     /** The keys the starter reads itself; they are not handed to {@link LockConfig}. */
-    public static final List<String> STARTER_KEYS = List.of(INITIALIZE_SCHEMA);
+    public static final List<String> STARTER_KEYS = List.of(INITIALIZE_SCHEMA, ProtectedTablesMode.PROPERTY);
 
     private SpringLockConfig() {}
 

@@ -2,6 +2,8 @@ package dev.fencedlock.spring.app;
 
 import dev.fencedlock.spring.CurrentLease;
 import dev.fencedlock.spring.Locked;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
@@ -39,6 +41,24 @@ public class Counters {
     public void incrementStallingPastLease(String name) throws InterruptedException {
         write(name, readOrZero(name) + 1);
         Inventory.awaitExpiry(CurrentLease.get().orElseThrow());
+    }
+
+    /**
+     * Writes {@code value} with no transaction of its own, on a fixed lease, after that lease has
+     * run out and {@code newerWrote} has opened.
+     */
+    @Locked(value = "'counter:' + #name", leaseTime = "300ms")
+    public void writeWithoutTransactionAfterLeaseRanOut(String name, long value, CountDownLatch newerWrote)
+            throws InterruptedException {
+        Inventory.awaitExpiry(CurrentLease.get().orElseThrow());
+        newerWrote.await();
+        jdbc.update("update counters set amount = ? where name = ?", value, name);
+    }
+
+    /** Runs {@code work} under the lock {@code name}, with no transaction and no database access. */
+    @Locked("'counter:' + #name")
+    public <T> T withoutDatabase(String name, Supplier<T> work) {
+        return work.get();
     }
 
     @Transactional

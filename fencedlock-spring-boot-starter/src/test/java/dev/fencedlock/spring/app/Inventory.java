@@ -44,6 +44,13 @@ public class Inventory {
         return true;
     }
 
+    /** Like {@link #order}, on a fixed lease of two seconds, which bounds its wait for the fence row. */
+    @Locked(value = "'inventory:' + #sku", leaseTime = "2s")
+    @Transactional
+    public boolean orderOnShortLease(String sku, String worker) {
+        return order(sku, worker);
+    }
+
     /** Deletes the SKU's orders with a derived delete query, under the SKU's lock. */
     @Locked("'inventory:' + #sku")
     @Transactional
@@ -69,6 +76,27 @@ public class Inventory {
     @Transactional
     public boolean orderWithInnerNewTransaction(String sku, String worker, Inventory self) {
         items.findById(sku).orElseThrow().takeOne();
+        return self.orderInNewTransaction(sku, worker);
+    }
+
+    /** The stock of {@code sku}, read in a read-only transaction under the SKU's lock. */
+    @Locked("'inventory:' + #sku")
+    @Transactional(readOnly = true)
+    public int stockReadOnly(String sku) {
+        return items.findById(sku).orElseThrow().quantity();
+    }
+
+    /** The stock of {@code sku}, read through the repository's own read-only transaction under the SKU's lock. */
+    @Locked("'inventory:' + #sku")
+    public int stockThroughRepository(String sku) {
+        return items.findById(sku).orElseThrow().quantity();
+    }
+
+    /** A read-only locked transaction that begins a second, read-write one. */
+    @Locked("'inventory:' + #sku")
+    @Transactional(readOnly = true)
+    public boolean orderInNewTransactionFromReadOnly(String sku, String worker, Inventory self) {
+        items.findById(sku).orElseThrow();
         return self.orderInNewTransaction(sku, worker);
     }
 
