@@ -154,12 +154,11 @@ public class FencedLockAutoConfiguration {
      * tables ({@link ProtectedTablesMode}), when Hibernate is auto-configured.
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass({HibernatePropertiesCustomizer.class, EmbeddedDatabaseConnection.class})
+    @ConditionalOnClass(HibernatePropertiesCustomizer.class)
     static class ProtectedTables {
         @Bean
-        HibernatePropertiesCustomizer fencedLockProtectedTables(
-                ObjectProvider<DataSource> dataSource, Environment environment) {
-            String mode = ProtectedTablesMode.resolve(environment, dataSource.getIfUnique());
+        HibernatePropertiesCustomizer fencedLockProtectedTables(Environment environment) {
+            String mode = ProtectedTablesMode.resolve(environment);
             return properties -> properties.putIfAbsent(ProtectedTablesMode.HIBERNATE_SETTING, mode);
         }
     }

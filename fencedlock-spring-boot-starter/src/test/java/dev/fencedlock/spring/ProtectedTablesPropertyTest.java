@@ -13,7 +13,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * {@code fencedlock.protected-tables} reaches Hibernate as fencing-jpa's setting {@code
- * fencedlock.jpa.protected-tables}, with its default following {@code fencedlock.initialize-schema}
+ * fencedlock.jpa.protected-tables}, with the default {@code warn}
  * on an embedded H2 database and on PostgreSQL.
  */
 class ProtectedTablesPropertyTest {
@@ -26,23 +26,23 @@ class ProtectedTablesPropertyTest {
             .withPropertyValues("fencedlock.backend=local", "fencedlock.initialize-schema=never");
 
     @Test
-    void embeddedDatabaseIsProtectedAtStartUpByDefault() {
+    void byDefaultStartUpWarnsOfUnprotectedTables() {
         runner.withPropertyValues("fencedlock.initialize-schema=embedded")
-                .run(context -> assertThat(setting(context)).isEqualTo("protect"));
+                .run(context -> assertThat(setting(context)).isEqualTo("warn"));
     }
 
     @Test
-    void databaseNotInitializedByTheStarterRequiresProtectedTables() {
-        runner.run(context -> assertThat(setting(context)).isEqualTo("require"));
+    void theDefaultDoesNotDependOnTheDatabase() {
+        runner.run(context -> assertThat(setting(context)).isEqualTo("warn"));
         runner.withPropertyValues(
                         POSTGRES, "spring.datasource.username=postgres", "fencedlock.initialize-schema=embedded")
-                .run(context -> assertThat(setting(context)).isEqualTo("require"));
+                .run(context -> assertThat(setting(context)).isEqualTo("warn"));
     }
 
     @Test
-    void initializeSchemaAlwaysProtectsAnyDatabase() {
+    void protectIsChosenExplicitly() {
         runner.withPropertyValues(
-                        POSTGRES, "spring.datasource.username=postgres", "fencedlock.initialize-schema=always")
+                        POSTGRES, "spring.datasource.username=postgres", "fencedlock.protected-tables=protect")
                 .run(context -> assertThat(setting(context)).isEqualTo("protect"));
     }
 

@@ -74,19 +74,37 @@ public final class FencedTables {
         }
         requireTables(tables);
         try (Connection connection = dataSource.getConnection()) {
-            inTransaction(connection, c -> {
-                Database database = Database.of(connection);
-                requireSupported(database, connection);
-                for (String table : tables) {
-                    if (database == Database.POSTGRESQL) {
-                        PostgresProtection.protect(connection, table);
-                    } else {
-                        H2Protection.protect(connection, table);
-                    }
-                }
-                return null;
-            });
+            protect(connection, tables);
         }
+    }
+
+    /**
+     * Like {@link #protect(DataSource, String...)}, on {@code connection}, in a transaction of its
+     * own (the connection's autocommit setting is restored); the connection stays open.
+     *
+     * @throws IllegalArgumentException if an argument is null or empty, or a name is not a plain
+     *     table name; nothing was changed
+     * @throws SQLFeatureNotSupportedException on databases without the mechanism
+     * @throws SQLException if a table does not exist or the database refused the DDL; nothing was
+     *     changed
+     */
+    public static void protect(Connection connection, String... tables) throws SQLException {
+        if (connection == null) {
+            throw new IllegalArgumentException("connection must not be null");
+        }
+        requireTables(tables);
+        inTransaction(connection, c -> {
+            Database database = Database.of(connection);
+            requireSupported(database, connection);
+            for (String table : tables) {
+                if (database == Database.POSTGRESQL) {
+                    PostgresProtection.protect(connection, table);
+                } else {
+                    H2Protection.protect(connection, table);
+                }
+            }
+            return null;
+        });
     }
 
     /**

@@ -38,5 +38,18 @@ public final class FencingSettings {
     /** The default of {@link #LOCK_FENCE_TABLE}. */
     public static final String DEFAULT_LOCK_FENCE_TABLE = dev.fencedlock.jdbc.FenceGuard.DEFAULT_TABLE;
 
+    /**
+     * What the start of the {@code EntityManagerFactory} does about fenced tables (the tables of
+     * fenced entities, their secondary and joined tables, their collection tables) that the
+     * database does not protect with {@code fencing-jdbc}'s trigger ({@code
+     * dev.fencedlock.jdbc.FencedTables}): {@code warn} (the default) logs one warning naming them
+     * and the line that protects them; {@code require} fails the start with that message; {@code
+     * protect} protects them (for schemas Hibernate itself creates, {@code hbm2ddl.auto=create});
+     * {@code off} checks nothing. Runs after Hibernate's schema management. On databases without
+     * the mechanism (MariaDB, MySQL) it logs at info that only fencing-jpa's own checks apply, and
+     * never fails. Tables are compared by unqualified name, in the connection's default schema.
+     */
+    public static final String PROTECTED_TABLES = "fencedlock.jpa.protected-tables";
+
     private FencingSettings() {}
 }

@@ -23,6 +23,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -30,6 +31,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.hibernate.Session;
 import org.hibernate.annotations.SQLUpdate;
 import org.hibernate.bytecode.enhance.spi.DefaultEnhancementContext;
 import org.hibernate.bytecode.internal.BytecodeProviderInitiator;
@@ -255,6 +257,34 @@ class FencingIntegratorIT {
                 .satisfies(failure -> assertThat(rootCauseMessages(failure))
                         .contains("fencedlock.jpa.lock-fence is retired and can no longer be 'false'")
                         .contains("Migrating from the lock fence"));
+    }
+
+    /** The protected-tables setting: require fails naming the table and the fix, protect protects, warn starts. */
+    @Test
+    void theProtectedTablesSettingRequiresWarnsOrProtects() {
+        assertThatThrownBy(() -> start(Map.of(FencingSettings.PROTECTED_TABLES, "require"), true, SingleTableBase.class)
+                        .close())
+                .satisfies(failure -> assertThat(rootCauseMessages(failure))
+                        .contains("fenced tables [singletablebase] are not protected")
+                        .contains("call fencedlock_protect('singletablebase')")
+                        .contains("FencedTables.protect(dataSource, \"singletablebase\")"));
+        start(Map.of(), true, SingleTableBase.class).close();
+        try (EntityManagerFactory emf =
+                start(Map.of(FencingSettings.PROTECTED_TABLES, "protect"), true, SingleTableBase.class)) {
+            EntityManager em = emf.createEntityManager();
+            em.unwrap(Session.class).doWork(connection -> {
+                try (Statement statement = connection.createStatement()) {
+                    assertThatThrownBy(() -> statement.executeUpdate(
+                                    "insert into SingleTableBase (id, version, extra, fence) values (7, 0, 'x', 0)"))
+                            .hasMessageContaining("outside a fenced transaction");
+                }
+            });
+            em.close();
+        }
+        assertThatThrownBy(() -> start(Map.of(FencingSettings.PROTECTED_TABLES, "maybe"), true, SingleTableBase.class)
+                        .close())
+                .satisfies(failure -> assertThat(rootCauseMessages(failure))
+                        .contains("fencedlock.jpa.protected-tables must be one of require, warn, protect, off"));
     }
 
     @Test

@@ -2,10 +2,7 @@ package dev.fencedlock.spring.internal;
 
 import java.util.List;
 import java.util.Locale;
-import javax.sql.DataSource;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
-import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.core.env.Environment;
 
 /**
@@ -23,19 +20,20 @@ public final class ProtectedTablesMode {
     /** The values, as fencing-jpa reads them. */
     public static final List<String> VALUES = List.of("require", "warn", "protect", "off");
 
+    /** The value when none is configured. */
+    public static final String DEFAULT = "warn";
+
     private ProtectedTablesMode() {}
 
     /**
-     * The configured value; when none is set, {@code protect} where {@code
-     * fencedlock.initialize-schema} applies to {@code dataSource} (an embedded database under the
-     * default {@code embedded}, any under {@code always}: the application's schema is created at
-     * start-up, so protecting it there is expected), else {@code require}.
+     * The configured value, else {@value #DEFAULT}: start-up names the fenced tables the database
+     * does not protect and how to protect them, without failing ({@code require} fails, {@code
+     * protect} protects them, for schemas created at start-up).
      *
-     * @param dataSource the application's DataSource; null for none
      * @throws IllegalArgumentException naming {@value #PROPERTY} and the accepted values for any
      *     other value
      */
-    public static String resolve(Environment environment, DataSource dataSource) {
+    public static String resolve(Environment environment) {
         Binder binder = Binder.get(environment);
         String configured = binder.bind(PROPERTY, String.class).orElse(null);
         if (configured != null) {
@@ -46,13 +44,6 @@ public final class ProtectedTablesMode {
             }
             return value;
         }
-        DatabaseInitializationMode mode = binder.bind(
-                        SpringLockConfig.INITIALIZE_SCHEMA, DatabaseInitializationMode.class)
-                .orElse(DatabaseInitializationMode.EMBEDDED);
-        boolean initialized = mode == DatabaseInitializationMode.ALWAYS
-                || (mode == DatabaseInitializationMode.EMBEDDED
-                        && dataSource != null
-                        && EmbeddedDatabaseConnection.isEmbedded(dataSource));
-        return initialized ? "protect" : "require";
+        return DEFAULT;
     }
 }

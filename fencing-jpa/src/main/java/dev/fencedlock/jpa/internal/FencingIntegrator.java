@@ -1,6 +1,7 @@
 package dev.fencedlock.jpa.internal;
 
 import dev.fencedlock.jpa.FencingListener;
+import dev.fencedlock.jpa.FencingSettings;
 import jakarta.persistence.EntityListeners;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -73,6 +74,9 @@ public final class FencingIntegrator implements Integrator {
             fencedEntities.add(entity.getEntityName());
         }
         if (!fencedEntities.isEmpty()) {
+            factory.addObserver(new ProtectedTablesCheck(
+                    ProtectedTablesCheck.Mode.of(factory.getProperties().get(FencingSettings.PROTECTED_TABLES)),
+                    inspector.fencedTables()));
             StatelessWriteRefusal refusal = new StatelessWriteRefusal(fencedEntities);
             EventListenerRegistry listeners = factory.getServiceRegistry().requireService(EventListenerRegistry.class);
             listeners.appendListeners(EventType.PRE_INSERT, refusal);
