@@ -13,6 +13,7 @@ import dev.fencedlock.spring.FencedWriteRefusedException;
 import dev.fencedlock.testkit.await.Await;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -102,7 +103,13 @@ class RegistryFencingIT {
         assertThatThrownBy(stale::unlock).isInstanceOf(ConcurrentModificationException.class);
     }
 
+    /**
+     * The row as another thread reads it: a thread holding a lock may not use the database outside
+     * a transaction (the starter refuses the connection).
+     */
     private String entry() {
-        return jdbc.queryForObject("select entry from ledger where id = 1", String.class);
+        return CompletableFuture.supplyAsync(
+                        () -> jdbc.queryForObject("select entry from ledger where id = 1", String.class))
+                .join();
     }
 }

@@ -9,6 +9,8 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -123,8 +125,21 @@ public final class LockFaults implements BeanPostProcessor, TransactionExecution
                         TransactionSynchronizationManager.registerSynchronization(new ExpireBeforeCommit(lease)));
     }
 
-    /** The old holder's grant is lost; a newer holder takes the lock, registers its token, lets go. */
+    /**
+     * The old holder's grant is lost; a newer holder takes the lock, registers its token, lets go.
+     * The newer holder stands for another process, so it runs on a thread of its own, outside the
+     * locked call (where the starter refuses connections outside a transaction).
+     */
     private void overtake(Lease lease) {
+        CompletableFuture<Void> newer = CompletableFuture.runAsync(() -> writeAsNewerHolder(lease));
+        try {
+            newer.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException runtime ? runtime : e;
+        }
+    }
+
+    private void writeAsNewerHolder(Lease lease) {
         LocalLockFaults.loseLease(lease.lockName());
         try (Lease newer = client.getObject().lock(lease.lockName()).acquire(Duration.ofSeconds(5));
                 Connection connection = dataSource.getObject().getConnection()) {
