@@ -15,6 +15,7 @@ import dev.fencedlock.spring.app.Item;
 import dev.fencedlock.spring.app.Items;
 import dev.fencedlock.spring.app.Orders;
 import dev.fencedlock.spring.metrics.LockMetrics;
+import dev.fencedlock.testkit.lease.BelievedValidLease;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.sql.Connection;

@@ -10,6 +10,7 @@ import dev.fencedlock.jdbc.StaleTokenException;
 import dev.fencedlock.testkit.await.Await;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.junit.LockBackendExtension;
+import dev.fencedlock.testkit.lease.BelievedValidLease;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -154,7 +155,7 @@ class LeaderElectionIT {
             Lease newTerm = newLeader.lease().orElseThrow();
             write(newTerm, "new leader");
 
-            assertThatThrownBy(() -> write(new BelievingLease(oldTerm), "old leader, late"))
+            assertThatThrownBy(() -> write(new BelievedValidLease(oldTerm), "old leader, late"))
                     .as("the old leader, still believing itself leader")
                     .isInstanceOf(StaleTokenException.class);
             assertThatThrownBy(() -> write(oldTerm, "old leader, late")).as("the old leader's lease itself");

@@ -1,4 +1,4 @@
-package dev.fencedlock.spring;
+package dev.fencedlock.testkit.lease;
 
 import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostListener;
@@ -6,12 +6,14 @@ import java.time.Duration;
 
 /**
  * A lease as a paused holder sees it when it wakes up: it checked validity just before the pause,
- * so it goes on as if the lease were still valid. Its token is the real, stale one.
+ * so it goes on as if the lease were still valid. Its token is the real, stale one. For tests that
+ * show the fence, not the lease check, refusing a stale holder. Immutable; thread-safe as the
+ * wrapped lease is.
  */
-final class BelievedValidLease implements Lease {
+public final class BelievedValidLease implements Lease {
     private final Lease stale;
 
-    BelievedValidLease(Lease stale) {
+    public BelievedValidLease(Lease stale) {
         this.stale = stale;
     }
 

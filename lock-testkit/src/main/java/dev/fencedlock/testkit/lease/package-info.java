@@ -1,0 +1,2 @@
+/** Leases as a test needs them: one a paused holder still believes valid. */
+package dev.fencedlock.testkit.lease;
