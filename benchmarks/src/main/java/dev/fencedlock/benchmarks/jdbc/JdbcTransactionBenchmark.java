@@ -33,7 +33,7 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * A plain-JDBC read-modify-write transaction on PostgreSQL (read a row, update it, commit), fenced
+ * A plain-JDBC read-modify-write transaction on PostgreSQL or in-memory H2 (read a row, update it, commit), fenced
  * through {@link JdbcFencing#inTransaction} or written the same way by hand without the fence. Both
  * take a pooled connection, switch autocommit off and back, and roll back on failure; the fenced one
  * adds the guard statement and the lease check. {@code mode=round-trip} is the unfenced transaction
@@ -54,6 +54,9 @@ public class JdbcTransactionBenchmark {
     @Param({"unfenced", "round-trip", "fenced", "fenced-protected"})
     public String mode;
 
+    @Param({"postgresql", "h2"})
+    public String database;
+
     private HikariDataSource dataSource;
     private LockClient locks;
     private Lease lease;
@@ -62,8 +65,15 @@ public class JdbcTransactionBenchmark {
     @Setup(Level.Trial)
     public void open() throws Exception {
         HikariConfig pool = new HikariConfig();
-        pool.setJdbcUrl(BenchEnv.postgresUrl());
-        pool.setUsername(BenchEnv.postgresUser());
+        switch (database) {
+            case "postgresql" -> {
+                pool.setJdbcUrl(BenchEnv.postgresUrl());
+                pool.setUsername(BenchEnv.postgresUser());
+            }
+            case "h2" -> pool.setJdbcUrl("jdbc:h2:mem:bench-jdbc;DB_CLOSE_DELAY=-1");
+            default ->
+                throw new IllegalArgumentException("unknown database '" + database + "'; expected postgresql or h2");
+        }
         pool.setMaximumPoolSize(2);
         pool.setPoolName("bench-jdbc");
         dataSource = new HikariDataSource(pool);

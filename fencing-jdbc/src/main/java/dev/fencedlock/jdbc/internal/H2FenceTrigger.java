@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Optional;
 import org.h2.api.Trigger;
 
 /**
@@ -15,26 +16,29 @@ import org.h2.api.Trigger;
  */
 public final class H2FenceTrigger implements Trigger {
     static final String SQLSTATE = "23F01";
-    private static final String CHECK = "select coalesce(" + GuardStatements.H2_MARK
-            + " = transaction_id(), false) or @FENCEDLOCK_UNFENCED is not null";
+    /** The session variable an operator sets to write protected tables deliberately unfenced. */
+    static final String BYPASS = "@FENCEDLOCK_UNFENCED";
+
+    private static final String CHECK =
+            "select coalesce(" + GuardStatements.H2_MARK + " = transaction_id(), false) or " + BYPASS + " is not null";
 
     private volatile String table;
     private volatile String operations;
+    private volatile Optional<H2SessionMarks> marks = Optional.empty();
 
     @Override
     public void init(
             Connection connection, String schemaName, String triggerName, String tableName, boolean before, int type) {
         this.table = schemaName + "." + tableName;
         this.operations = operations(type);
+        this.marks = H2SessionMarks.of(connection);
     }
 
     @Override
     public void fire(Connection connection, Object[] oldRow, Object[] newRow) throws SQLException {
-        try (Statement statement = connection.createStatement();
-                ResultSet result = statement.executeQuery(CHECK)) {
-            if (result.next() && result.getBoolean(1)) {
-                return;
-            }
+        Optional<Boolean> read = marks.flatMap(session -> session.fencedOrBypassed(connection));
+        if (read.isPresent() ? read.get() : queryMarks(connection)) {
+            return;
         }
         throw new SQLException(
                 "fencedlock: " + operations + " on protected table " + table + " outside a fenced transaction is "
@@ -43,6 +47,14 @@ public final class H2FenceTrigger implements Trigger {
                         + "deliberate fix-up runs SET @FENCEDLOCK_UNFENCED = '<reason>' first (for the session, until "
                         + "set to NULL)",
                 SQLSTATE);
+    }
+
+    /** The marks read with a query, where {@link H2SessionMarks} cannot read the session directly. */
+    static boolean queryMarks(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery(CHECK)) {
+            return result.next() && result.getBoolean(1);
+        }
     }
 
     private static String operations(int type) {
