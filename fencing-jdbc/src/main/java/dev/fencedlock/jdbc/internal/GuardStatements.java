@@ -25,8 +25,9 @@ import java.util.Locale;
  *       session);
  *   <li>marks the transaction as fenced, only if the row was raised: PostgreSQL a
  *       transaction-local setting ({@code fencedlock.fenced}) in {@code RETURNING}, H2 the session
- *       variable {@code @FENCEDLOCK_FENCED} set to {@code TRANSACTION_ID()} in a select from the
- *       update's final table. The triggers {@link dev.fencedlock.jdbc.FencedTables} installs on
+ *       variable {@code @FENCEDLOCK_FENCED} set to {@code TRANSACTION_ID()} in the update's own
+ *       {@code SET} clause, which H2 evaluates only for the row it has locked and found still
+ *       matching. The triggers {@link dev.fencedlock.jdbc.FencedTables} installs on
  *       protected tables look for this mark.
  * </ul>
  *
@@ -66,9 +67,11 @@ public final class GuardStatements {
                         + " and set_config('idle_in_transaction_session_timeout',"
                         + " coalesce(?, current_setting('idle_in_transaction_session_timeout')), true) is not null"
                         + " and token <= ? returning set_config('" + POSTGRESQL_MARK + "', ?, true)";
+            // the SET clause runs only for the row H2 locked and found still matching, so the mark
+            // is set exactly when the row is raised; both branches write the token
             case H2 ->
-                "select set(" + H2_MARK + ", transaction_id()) from final table (update " + table
-                        + " set token = ? where lock_name = ? and token <= ?)";
+                "update " + table + " set token = case when set(" + H2_MARK
+                        + ", transaction_id()) is null then ? else ? end where lock_name = ? and token <= ?";
             // collations may fold case and pad spaces; comparing bytes keeps names apart
             case MARIADB ->
                 "update " + table + " set token = ? where lock_name = ?"
@@ -98,6 +101,9 @@ public final class GuardStatements {
         try (PreparedStatement statement = connection.prepareStatement(bounded(updateSql, bound))) {
             int i = 1;
             statement.setLong(i++, token);
+            if (database == Database.H2) {
+                statement.setLong(i++, token);
+            }
             statement.setString(i++, lockName);
             switch (database) {
                 case POSTGRESQL -> {
@@ -105,10 +111,6 @@ public final class GuardStatements {
                     statement.setString(i++, idleMillis(bound));
                     statement.setLong(i++, token);
                     statement.setString(i, mark(lockName, token));
-                    return hasRow(statement);
-                }
-                case H2 -> {
-                    statement.setLong(i, token);
                     return hasRow(statement);
                 }
                 case MARIADB -> {
