@@ -55,14 +55,30 @@ final class H2SessionMarks {
                     return Optional.of(true);
                 }
                 Value mark = session.getVariable(fencedName);
-                Value transaction = session.getTransactionId();
+                // TRANSACTION_ID() is null until the transaction changes something, else its number
                 return Optional.of(!mark.containsNull()
-                        && !transaction.containsNull()
-                        && mark.getString().equals(transaction.getString()));
+                        && session.hasPendingTransaction()
+                        && isDecimal(mark.getString(), session.getTransaction().getSequenceNum()));
             }
         } catch (LinkageError e) {
             // as in of(): the query decides
         }
         return Optional.empty();
+    }
+
+    /** Whether {@code text} is {@code number} (not negative) in decimal without leading zeros; allocates nothing. */
+    static boolean isDecimal(String text, long number) {
+        if (number < 0) {
+            return false;
+        }
+        int i = text.length();
+        long rest = number;
+        while (i > 0 && rest >= 0) {
+            if (text.charAt(--i) != (char) ('0' + rest % 10)) {
+                return false;
+            }
+            rest = rest < 10 ? -1 : rest / 10;
+        }
+        return i == 0 && rest < 0;
     }
 }

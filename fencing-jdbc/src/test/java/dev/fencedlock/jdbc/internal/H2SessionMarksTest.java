@@ -9,6 +9,7 @@ import java.sql.Statement;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -70,6 +71,39 @@ class H2SessionMarksTest {
                             Map.entry("bypass set", true),
                             Map.entry("bypass cleared", false));
         }
+    }
+
+    @Test
+    void comparesDecimalTextWithANumberAsLongToStringWould() {
+        long[] numbers = {0, 1, 9, 10, 11, 99, 100, 1234567890123L, Long.MAX_VALUE};
+        String[] texts = {
+            "",
+            "0",
+            "00",
+            "1",
+            "01",
+            "9",
+            "10",
+            "010",
+            "11",
+            "99",
+            "100",
+            "1000",
+            "-1",
+            "1234567890123",
+            "1234567890124",
+            "x10",
+            Long.toString(Long.MAX_VALUE),
+            Long.MAX_VALUE + "0"
+        };
+        for (long number : numbers) {
+            for (String text : texts) {
+                assertThat(H2SessionMarks.isDecimal(text, number))
+                        .as("'%s' vs %d", text, number)
+                        .isEqualTo(text.equals(Long.toString(number)));
+            }
+        }
+        assertThat(H2SessionMarks.isDecimal("-1", -1)).isFalse();
     }
 
     private static boolean agree(H2SessionMarks marks, Connection connection) throws SQLException {
