@@ -10,6 +10,7 @@ import dev.fencedlock.jdbc.internal.GuardStatements;
 import dev.fencedlock.jdbc.internal.RowHolder;
 import dev.fencedlock.jdbc.internal.TableNames;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -244,9 +245,10 @@ public final class FenceGuard {
         if (bound != null && bound.isNegative()) {
             throw new IllegalArgumentException("bound must not be negative, got " + bound);
         }
-        GuardStatements guard = statements.get(Database.of(connection));
+        DatabaseMetaData meta = connection.getMetaData();
+        GuardStatements guard = statements.get(Database.of(meta));
         try {
-            shape.check(connection, guard.database());
+            shape.check(connection, meta, guard.database());
             for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
                 if (guard.raiseIfNotAbove(connection, lockName, token, bound)) {
                     return;

@@ -1,6 +1,7 @@
 package dev.fencedlock.jdbc.internal;
 
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.Locale;
 
@@ -14,7 +15,12 @@ public enum Database {
 
     /** The database {@code connection} talks to, from its metadata (no statement is run). */
     public static Database of(Connection connection) throws SQLException {
-        String product = connection.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
+        return of(connection.getMetaData());
+    }
+
+    /** The database {@code meta} describes. */
+    public static Database of(DatabaseMetaData meta) throws SQLException {
+        String product = meta.getDatabaseProductName().toLowerCase(Locale.ROOT);
         if (product.contains("postgresql")) {
             return POSTGRESQL;
         }

@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -19,19 +20,31 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class FenceTableShape {
     private final String table;
-    private final Set<String> checked = ConcurrentHashMap.newKeySet();
+    private final Set<Target> checked = ConcurrentHashMap.newKeySet();
+    /** The database checked last: nearly every call asks about it again, and then costs two reads. */
+    private volatile Target last;
+
+    /** One database as the checks tell them apart: its URL and the user connected to it. */
+    private record Target(String url, String user) {}
 
     public FenceTableShape(String table) {
         this.table = table;
     }
 
     /**
+     * @param meta {@code connection}'s metadata
      * @throws LockException if the table exists without a primary key of exactly {@code lock_name}
      */
-    public void check(Connection connection, Database database) throws SQLException {
-        DatabaseMetaData meta = connection.getMetaData();
-        String key = meta.getURL() + "|" + meta.getUserName();
-        if (checked.contains(key)) {
+    public void check(Connection connection, DatabaseMetaData meta, Database database) throws SQLException {
+        Target target = last;
+        String url = meta.getURL();
+        String user = meta.getUserName();
+        if (target != null && Objects.equals(target.url, url) && Objects.equals(target.user, user)) {
+            return;
+        }
+        target = new Target(url, user);
+        if (checked.contains(target)) {
+            last = target;
             return;
         }
         String[] parts = table.split("\\.", 2);
@@ -52,7 +65,8 @@ public final class FenceTableShape {
                         + " classpath:db/fencedlock/migration/V1__fencedlock_fence.sql does, or add the key: ALTER"
                         + " TABLE " + table + " ADD PRIMARY KEY (lock_name)");
             }
-            checked.add(key);
+            checked.add(target);
+            last = target;
             return;
         }
     }
