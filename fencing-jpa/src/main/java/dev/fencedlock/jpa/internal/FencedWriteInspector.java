@@ -22,7 +22,6 @@ import org.hibernate.resource.jdbc.spi.StatementInspector;
  */
 public final class FencedWriteInspector implements StatementInspector {
     private static final long serialVersionUID = 1L;
-    private static final int SHOWN_SQL = 200;
 
     private final StatementInspector application;
     /** Normalised table name to its version column, or to "" for a collection table. */
@@ -71,21 +70,17 @@ public final class FencedWriteInspector implements StatementInspector {
             if (versionColumn == null) {
                 continue;
             }
-            fencedWrite = "statement on fenced table " + table + " [" + shown(inspected) + "]";
+            fencedWrite = shape.writeDescription(table);
             FencedTransactions.requireFenced(fencedWrite);
             if (!versionColumn.isEmpty()
                     && shape.updatesLeavingVersion(table, versionColumn, softDeleteColumns.get(table))) {
                 throw new IllegalStateException("An UPDATE of fenced table " + table
                         + " must change its version column "
-                        + versionColumn + " [" + shown(inspected) + "]: without it, a copy read before the update "
+                        + versionColumn + " [" + shape.shown() + "]: without it, a copy read before the update "
                         + "could later be written over it. Use Fencing.fencedUpdate, or 'update versioned' in JPQL");
             }
         }
         FencedTransactions.preparing(fencedWrite);
         return inspected;
-    }
-
-    private static String shown(String sql) {
-        return sql.length() <= SHOWN_SQL ? sql : sql.substring(0, SHOWN_SQL) + "...";
     }
 }

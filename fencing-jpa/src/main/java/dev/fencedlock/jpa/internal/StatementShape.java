@@ -1,6 +1,7 @@
 package dev.fencedlock.jpa.internal;
 
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,17 +11,40 @@ import java.util.concurrent.ConcurrentHashMap;
  * whether it is an UPDATE of that table that leaves its version column alone. Thread-safe.
  */
 final class StatementShape {
+    private static final int SHOWN_SQL = 200;
+
     private final String sql;
     private final Set<String> writtenTables;
-    private final Map<String, Boolean> leavesVersion = new ConcurrentHashMap<>();
+    /** Per written table, how messages name a write of it by this statement. */
+    private final Map<String, String> writeDescriptions;
+
+    private final Map<VersionCheck, Boolean> leavesVersion = new ConcurrentHashMap<>();
+
+    /** One question {@link #updatesLeavingVersion} answered. */
+    private record VersionCheck(String table, String versionColumn, String softDeleteColumn) {}
 
     StatementShape(String sql) {
         this.sql = sql;
         this.writtenTables = Collections.unmodifiableSet(WrittenTables.of(sql));
+        Map<String, String> descriptions = new HashMap<>();
+        for (String table : writtenTables) {
+            descriptions.put(table, "statement on fenced table " + table + " [" + shown() + "]");
+        }
+        this.writeDescriptions = Map.copyOf(descriptions);
     }
 
     Set<String> writtenTables() {
         return writtenTables;
+    }
+
+    /** How messages name this statement's write of {@code table}, one of its {@link #writtenTables}. */
+    String writeDescription(String table) {
+        return writeDescriptions.get(table);
+    }
+
+    /** The statement's text for messages, cut after {@value #SHOWN_SQL} characters. */
+    String shown() {
+        return sql.length() <= SHOWN_SQL ? sql : sql.substring(0, SHOWN_SQL) + "...";
     }
 
     /**
@@ -29,9 +53,8 @@ final class StatementShape {
      * has none).
      */
     boolean updatesLeavingVersion(String table, String versionColumn, String softDeleteColumn) {
-        String key = table + '\u0000' + versionColumn + '\u0000' + softDeleteColumn;
         return leavesVersion.computeIfAbsent(
-                key,
+                new VersionCheck(table, versionColumn, softDeleteColumn),
                 k -> WrittenTables.isUpdateOf(sql, table)
                         && !WrittenTables.assigns(sql, versionColumn)
                         && !(softDeleteColumn != null && WrittenTables.assignsOnly(sql, softDeleteColumn)));
