@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencedlock.benchmarks.BenchEnv;
 import dev.fencedlock.jdbc.FencedTables;
+import dev.fencedlock.jpa.FencingSettings;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.EntityTransaction;
@@ -58,6 +59,8 @@ public final class JpaFixture implements AutoCloseable {
                     .managedClass(entity)
                     .property("hibernate.connection.datasource", dataSource)
                     .property("jakarta.persistence.schema-generation.database.action", "drop-and-create")
+                    // a benchmark that measures protection protects its table itself, with protect(table)
+                    .property(FencingSettings.PROTECTED_TABLES, "off")
                     .createEntityManagerFactory();
             createFenceTable(dataSource);
             return new JpaFixture(dataSource, factory);
@@ -80,16 +83,16 @@ public final class JpaFixture implements AutoCloseable {
         }
     }
 
-    /** Inserts {@code row} in its own transaction. */
     /** Protects {@code table} with the database's trigger ({@link FencedTables#protect}). */
     public void protect(String table) {
         try {
             FencedTables.protect(dataSource, table);
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             throw new IllegalStateException("cannot protect " + table, e);
         }
     }
 
+    /** Inserts {@code row} in its own transaction. */
     public void insert(Object row) {
         inTransaction(em -> em.persist(row));
     }
