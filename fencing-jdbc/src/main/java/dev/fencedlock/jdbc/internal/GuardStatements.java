@@ -25,8 +25,10 @@ import java.util.Locale;
  *       session);
  *   <li>marks the transaction as fenced, only if the row was raised: PostgreSQL a
  *       transaction-local setting ({@code fencedlock.fenced}) in {@code RETURNING}, H2 the session
- *       variable {@code @FENCEDLOCK_FENCED} set to {@code TRANSACTION_ID()} in the update's own
- *       {@code SET} clause, which H2 evaluates only for the row it has locked and found still
+ *       variable {@code @FENCEDLOCK_FENCED} set to the transaction's number: for a session embedded
+ *       in this JVM directly on the session once the update raised the row ({@link
+ *       H2SessionMarks#markFenced}), for a remote one to {@code TRANSACTION_ID()} in the update's
+ *       own {@code SET} clause, which H2 evaluates only for the row it has locked and found still
  *       matching. The triggers {@link dev.fencedlock.jdbc.FencedTables} installs on
  *       protected tables look for this mark.
  * </ul>
@@ -56,6 +58,8 @@ public final class GuardStatements {
     private final Database database;
     private final String table;
     private final String updateSql;
+    /** H2, an embedded session: the update without the mark, which is then set in the JVM. */
+    private final String plainUpdateSql;
 
     private GuardStatements(Database database, String table) {
         this.database = database;
@@ -78,6 +82,7 @@ public final class GuardStatements {
                         + " and cast(lock_name as binary) = cast(? as binary) and token <= ?";
             case OTHER -> "update " + table + " set token = ? where lock_name = ? and token <= ?";
         };
+        this.plainUpdateSql = "update " + table + " set token = ? where lock_name = ? and token <= ?";
     }
 
     /** The statements for {@code database} on {@code table} (a validated table name). */
@@ -98,6 +103,9 @@ public final class GuardStatements {
      */
     public boolean raiseIfNotAbove(Connection connection, String lockName, long token, Duration bound)
             throws SQLException {
+        if (database == Database.H2 && H2SessionMarks.isEmbedded(connection)) {
+            return raiseAndMarkInJvm(connection, lockName, token);
+        }
         try (PreparedStatement statement = connection.prepareStatement(bounded(updateSql, bound))) {
             int i = 1;
             statement.setLong(i++, token);
@@ -124,6 +132,24 @@ public final class GuardStatements {
                 }
             }
         }
+    }
+
+    /**
+     * H2 in this JVM: the plain update, then the mark set on the session directly ({@link
+     * H2SessionMarks#markFenced}); cheaper than evaluating {@code SET(@FENCEDLOCK_FENCED,
+     * TRANSACTION_ID())} in the statement, and still no second statement.
+     */
+    private boolean raiseAndMarkInJvm(Connection connection, String lockName, long token) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(plainUpdateSql)) {
+            statement.setLong(1, token);
+            statement.setString(2, lockName);
+            statement.setLong(3, token);
+            if (statement.executeUpdate() != 1) {
+                return false;
+            }
+        }
+        mark(connection, lockName, token);
+        return true;
     }
 
     /**
@@ -191,6 +217,9 @@ public final class GuardStatements {
 
     /** Marks the transaction as fenced in a statement of its own, after a step that could not. */
     public void mark(Connection connection, String lockName, long token) throws SQLException {
+        if (database == Database.H2 && H2SessionMarks.markFenced(connection)) {
+            return;
+        }
         String sql = switch (database) {
             case POSTGRESQL -> "select set_config('" + POSTGRESQL_MARK + "', ?, true)";
             case H2 -> "set " + H2_MARK + " = transaction_id()";

@@ -19,8 +19,8 @@ public final class H2FenceTrigger implements Trigger {
     /** The session variable an operator sets to write protected tables deliberately unfenced. */
     static final String BYPASS = "@FENCEDLOCK_UNFENCED";
 
-    private static final String CHECK =
-            "select coalesce(" + GuardStatements.H2_MARK + " = transaction_id(), false) or " + BYPASS + " is not null";
+    private static final String CHECK = "select coalesce(cast(" + GuardStatements.H2_MARK
+            + " as varchar) = transaction_id(), false) or " + BYPASS + " is not null";
 
     private volatile String table;
     private volatile String operations;

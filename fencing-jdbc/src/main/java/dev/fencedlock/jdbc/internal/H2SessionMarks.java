@@ -1,21 +1,26 @@
 package dev.fencedlock.jdbc.internal;
 
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.Optional;
 import org.h2.engine.SessionLocal;
 import org.h2.jdbc.JdbcConnection;
 import org.h2.value.Value;
+import org.h2.value.ValueBigint;
 
 /**
- * Reads the fence marks of the session that fires a trigger straight from H2's embedded session,
- * without running a query: whether the session's {@link GuardStatements#H2_MARK mark} holds the
- * current transaction's id, or the operator's {@code @FENCEDLOCK_UNFENCED} bypass is set. The same
- * test as the query {@code coalesce(@FENCEDLOCK_FENCED = transaction_id(), false) or
- * @FENCEDLOCK_UNFENCED is not null}, at a fraction of its cost per write.
+ * The fence marks of an embedded H2 session, read and set straight in the JVM, without a
+ * statement. The trigger reads whether the session's {@link GuardStatements#H2_MARK mark} holds
+ * the current transaction's number, or the operator's {@code @FENCEDLOCK_UNFENCED} bypass is set:
+ * the same test as the query {@code coalesce(cast(@FENCEDLOCK_FENCED as varchar) =
+ * transaction_id(), false) or @FENCEDLOCK_UNFENCED is not null}, at a fraction of its cost per
+ * write. The guard sets the mark ({@link #markFenced}) after its statement raised the row, where
+ * the client's session is embedded; a remote client's guard sets it in the statement itself.
  *
- * <p>Relies on H2's engine classes ({@code SessionLocal}, H2 2.x); {@link #of} is empty where they
- * are missing or shaped differently (another H2 version, a connection of a kind it does not know),
- * and the trigger then runs the query. Immutable and thread-safe.
+ * <p>Relies on H2's engine classes ({@code SessionLocal}, H2 2.x); where they are missing or shaped
+ * differently (another H2 version, a connection of a kind it does not know) {@link #of} is empty
+ * and the trigger runs the query, and {@link #markFenced} does nothing and the guard marks with a
+ * statement. Immutable and thread-safe.
  */
 final class H2SessionMarks {
     private final String fencedName;
@@ -45,8 +50,50 @@ final class H2SessionMarks {
     }
 
     /**
+     * Whether {@code connection} (or the connection it wraps, as a pool's proxy does) runs an
+     * embedded H2 session that {@link #markFenced} can mark without a statement.
+     */
+    static boolean isEmbedded(Connection connection) {
+        return embedded(connection) != null;
+    }
+
+    /**
+     * Marks the current transaction of {@code connection}'s embedded session as having entered the
+     * fence guard: sets the session's {@link GuardStatements#H2_MARK mark} to the transaction's
+     * number (a BIGINT, the number {@code TRANSACTION_ID()} gives as text), in the JVM, without a
+     * statement. Call only after the guard's statement raised the row, so that the transaction has
+     * a change and its number is the one {@code TRANSACTION_ID()} reports.
+     *
+     * @return false, having changed nothing, if the session is not embedded
+     */
+    static boolean markFenced(Connection connection) {
+        SessionLocal session = embedded(connection);
+        if (session == null) {
+            return false;
+        }
+        session.setVariable(
+                session.getDatabase().sysIdentifier(GuardStatements.H2_MARK.substring(1)),
+                ValueBigint.get(session.getTransaction().getSequenceNum()));
+        return true;
+    }
+
+    private static SessionLocal embedded(Connection connection) {
+        try {
+            JdbcConnection jdbc = connection instanceof JdbcConnection direct
+                    ? direct
+                    : connection.isWrapperFor(JdbcConnection.class) ? connection.unwrap(JdbcConnection.class) : null;
+            return jdbc != null && jdbc.getSession() instanceof SessionLocal session ? session : null;
+        } catch (SQLException | LinkageError e) {
+            // a wrapper that cannot say, or an H2 without these classes: marked by a statement instead
+            return null;
+        }
+    }
+
+    /**
      * Whether the transaction of {@code connection}'s session entered the fence guard or the
-     * session bypasses it; empty if the session cannot be read directly.
+     * session bypasses it; empty if the session cannot be read directly. The mark is the
+     * transaction's number, as {@link #markFenced} sets it or as text where a statement set it
+     * from {@code TRANSACTION_ID()} (a remote client's guard).
      */
     Optional<Boolean> fencedOrBypassed(Connection connection) {
         try {
@@ -56,9 +103,14 @@ final class H2SessionMarks {
                 }
                 Value mark = session.getVariable(fencedName);
                 // TRANSACTION_ID() is null until the transaction changes something, else its number
-                return Optional.of(!mark.containsNull()
-                        && session.hasPendingTransaction()
-                        && isDecimal(mark.getString(), session.getTransaction().getSequenceNum()));
+                if (mark.containsNull() || !session.hasPendingTransaction()) {
+                    return Optional.of(false);
+                }
+                long number = session.getTransaction().getSequenceNum();
+                return Optional.of(
+                        mark.getValueType() == Value.BIGINT
+                                ? mark.getLong() == number
+                                : isDecimal(mark.getString(), number));
             }
         } catch (LinkageError e) {
             // as in of(): the query decides

@@ -51,6 +51,10 @@ class H2SessionMarksTest {
             statement.executeUpdate("insert into item values (1, 1)");
             seen.put("guarded transaction after a write", agree(marks, connection));
             connection.commit();
+            statement.executeUpdate("insert into item values (3, 1)");
+            statement.execute("set " + GuardStatements.H2_MARK + " = transaction_id()");
+            seen.put("transaction marked as a remote guard's statement marks it", agree(marks, connection));
+            connection.commit();
             seen.put("next transaction", agree(marks, connection));
             statement.executeUpdate("insert into item values (2, 1)");
             seen.put("next transaction after a write", agree(marks, connection));
@@ -66,6 +70,7 @@ class H2SessionMarksTest {
                             Map.entry("transaction that wrote without the guard", false),
                             Map.entry("transaction after its guard", true),
                             Map.entry("guarded transaction after a write", true),
+                            Map.entry("transaction marked as a remote guard's statement marks it", true),
                             Map.entry("next transaction", false),
                             Map.entry("next transaction after a write", false),
                             Map.entry("bypass set", true),
