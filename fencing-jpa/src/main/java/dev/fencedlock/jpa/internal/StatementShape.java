@@ -19,9 +19,24 @@ final class StatementShape {
     private final Map<String, String> writeDescriptions;
 
     private final Map<VersionCheck, Boolean> leavesVersion = new ConcurrentHashMap<>();
+    /** The answer given last: a statement is nearly always asked about one table, the same way. */
+    private volatile Answer lastAnswer;
 
     /** One question {@link #updatesLeavingVersion} answered. */
     private record VersionCheck(String table, String versionColumn, String softDeleteColumn) {}
+
+    private record Answer(String table, String versionColumn, String softDeleteColumn, boolean leavesVersion) {
+        boolean answers(String table, String versionColumn, String softDeleteColumn) {
+            return same(this.table, table)
+                    && same(this.versionColumn, versionColumn)
+                    && same(this.softDeleteColumn, softDeleteColumn);
+        }
+
+        /** Equal strings; the same instance, as the inspector passes them, decides at once. */
+        private static boolean same(String a, String b) {
+            return a == b || (a != null && a.equals(b));
+        }
+    }
 
     StatementShape(String sql) {
         this.sql = sql;
@@ -53,10 +68,16 @@ final class StatementShape {
      * has none).
      */
     boolean updatesLeavingVersion(String table, String versionColumn, String softDeleteColumn) {
-        return leavesVersion.computeIfAbsent(
+        Answer last = lastAnswer;
+        if (last != null && last.answers(table, versionColumn, softDeleteColumn)) {
+            return last.leavesVersion;
+        }
+        boolean leaves = leavesVersion.computeIfAbsent(
                 new VersionCheck(table, versionColumn, softDeleteColumn),
                 k -> WrittenTables.isUpdateOf(sql, table)
                         && !WrittenTables.assigns(sql, versionColumn)
                         && !(softDeleteColumn != null && WrittenTables.assignsOnly(sql, softDeleteColumn)));
+        lastAnswer = new Answer(table, versionColumn, softDeleteColumn, leaves);
+        return leaves;
     }
 }
