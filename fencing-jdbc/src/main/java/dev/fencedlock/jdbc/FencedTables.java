@@ -29,8 +29,10 @@ import javax.sql.DataSource;
  *       table refuses the statement when the setting is empty. Setting and trigger end with the
  *       transaction. Installed by the migration at {@code classpath:db/fencedlock/postgresql}
  *       ({@code CALL fencedlock_protect('inventory')}) or by {@link #protect}.
- *   <li>H2: the guard's first statement sets the session variable {@code @FENCEDLOCK_FENCED} to the
- *       transaction's {@code TRANSACTION_ID()}, which no other transaction has; a Java trigger
+ *   <li>H2: the guard sets the session variable {@code @FENCEDLOCK_FENCED} to the transaction's
+ *       number ({@code TRANSACTION_ID()}), which no other transaction has, once its first statement
+ *       raised the row: on the session directly where the database is embedded in this JVM, in that
+ *       statement for a client of an H2 server; a Java trigger
  *       ({@code FENCEDLOCK_<TABLE>}) compares them before each write statement. The trigger class
  *       is in this module: the JVM that runs the database (the application's own for an embedded
  *       database, the server's otherwise) needs it on its class path. H2 runs no trigger on
