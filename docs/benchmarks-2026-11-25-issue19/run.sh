@@ -1,7 +1,7 @@
 #!/bin/bash
 J=${JAR:-benchmarks/target/benchmarks.jar}   # built at commit 36b9721: ./mvnw -B -q -Pbenchmarks-jar -pl benchmarks -am package -DskipTests
 O=${OUT:-/tmp/run19}
-
+mkdir -p "$O"
 { date -u; uptime; nproc; grep -m1 "model name" /proc/cpuinfo; free -g | sed -n 2p; java -version 2>&1 | head -1; } > $O/machine.txt
 for r in 1 2 3 4; do
   echo "== round $r $(date -u +%T) load $(cut -d' ' -f1 /proc/loadavg)"
