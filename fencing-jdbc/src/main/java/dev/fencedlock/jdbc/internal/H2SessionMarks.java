@@ -37,11 +37,10 @@ final class H2SessionMarks {
      */
     static Optional<H2SessionMarks> of(Connection connection) {
         try {
-            if (connection instanceof JdbcConnection jdbc && jdbc.getSession() instanceof SessionLocal session) {
-                var database = session.getDatabase();
+            SessionLocal session = embedded(connection);
+            if (session != null) {
                 return Optional.of(new H2SessionMarks(
-                        database.sysIdentifier(GuardStatements.H2_MARK.substring(1)),
-                        database.sysIdentifier(H2FenceTrigger.BYPASS.substring(1))));
+                        variableName(session, GuardStatements.H2_MARK), variableName(session, H2FenceTrigger.BYPASS)));
             }
         } catch (LinkageError e) {
             // an H2 without these classes or methods: the trigger falls back to its query
@@ -72,9 +71,14 @@ final class H2SessionMarks {
             return false;
         }
         session.setVariable(
-                session.getDatabase().sysIdentifier(GuardStatements.H2_MARK.substring(1)),
+                variableName(session, GuardStatements.H2_MARK),
                 ValueBigint.get(session.getTransaction().getSequenceNum()));
         return true;
+    }
+
+    /** {@code variable} ({@code @NAME}) as {@code session}'s database folds identifiers. */
+    private static String variableName(SessionLocal session, String variable) {
+        return session.getDatabase().sysIdentifier(variable.substring(1));
     }
 
     private static SessionLocal embedded(Connection connection) {
@@ -97,7 +101,8 @@ final class H2SessionMarks {
      */
     Optional<Boolean> fencedOrBypassed(Connection connection) {
         try {
-            if (connection instanceof JdbcConnection jdbc && jdbc.getSession() instanceof SessionLocal session) {
+            SessionLocal session = embedded(connection);
+            if (session != null) {
                 if (!session.getVariable(unfencedName).containsNull()) {
                     return Optional.of(true);
                 }

@@ -46,6 +46,10 @@ class H2SessionMarksTest {
             statement.executeUpdate("insert into item values (1, 1)");
             seen.put("transaction that wrote without the guard", agree(marks, connection));
             connection.rollback();
+            assertThat(guard.raiseIfNotAbove(connection, "stock", 0, null)).isFalse();
+            statement.executeUpdate("insert into item values (1, 1)");
+            seen.put("transaction whose guard was refused, after a write", agree(marks, connection));
+            connection.rollback();
             assertThat(guard.raiseIfNotAbove(connection, "stock", 2, null)).isTrue();
             seen.put("transaction after its guard", agree(marks, connection));
             statement.executeUpdate("insert into item values (1, 1)");
@@ -68,6 +72,7 @@ class H2SessionMarksTest {
                     .containsExactly(
                             Map.entry("new transaction", false),
                             Map.entry("transaction that wrote without the guard", false),
+                            Map.entry("transaction whose guard was refused, after a write", false),
                             Map.entry("transaction after its guard", true),
                             Map.entry("guarded transaction after a write", true),
                             Map.entry("transaction marked as a remote guard's statement marks it", true),
