@@ -2,6 +2,8 @@ package dev.fencedlock.spi;
 
 import dev.fencedlock.BackendStatus;
 import dev.fencedlock.FencedLock;
+import java.time.Duration;
+import java.util.Optional;
 
 /**
  * One backend connection, shared by all locks of a {@link dev.fencedlock.LockClient}. Must be
@@ -24,6 +26,22 @@ public interface LockProvider extends AutoCloseable {
      */
     default BackendStatus status(String backend) {
         return BackendStatus.unknown(backend);
+    }
+
+    /**
+     * The longest time a lease that this backend granted, to any client, may still be valid after
+     * the backend stopped answering: the figure a fallback waits out before it grants a name the
+     * backend may still have granted, and that a switch back waits out for the fallback's leases.
+     * A backend that records the longest lease granted (Redlock's longest-lease record, read while
+     * the nodes answered) returns it here; one whose holders lose their leases as soon as they lose
+     * the server (ZooKeeper: a suspended session) returns that bound.
+     *
+     * <p>Must not block on the backend: answer from what is already known. Empty (the default)
+     * means the backend does not know, and the client falls back to its own figure: the larger of
+     * {@code fencedlock.lease-time} and the longest fixed lease it has asked for.
+     */
+    default Optional<Duration> longestOutstandingLease() {
+        return Optional.empty();
     }
 
     /**
