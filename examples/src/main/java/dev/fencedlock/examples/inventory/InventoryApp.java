@@ -132,7 +132,7 @@ public final class InventoryApp {
     private static void runWorkers(RunSettings settings, LockSetup locks, InventoryDatabase database, WorkerTally tally)
             throws Exception {
         boolean breaking = settings.breakWorker().isPresent() && canBreak(locks);
-        try (LockClient client = LockClient.create(locks.config());
+        try (LockClient client = locks.newClient(database);
                 LockBreaker breaker = breaking ? LockBreaker.forConfig(locks.config()) : null) {
             OrderPlacer placer = new OrderPlacer(client, database.entityManagerFactory(), settings.lease());
             if (breaking) {

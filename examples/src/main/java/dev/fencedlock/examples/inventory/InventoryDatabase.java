@@ -2,6 +2,7 @@ package dev.fencedlock.examples.inventory;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fencedlock.jdbcprovider.JdbcLockSettings;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -9,6 +10,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.hibernate.jpa.HibernatePersistenceConfiguration;
 
@@ -17,7 +21,10 @@ import org.hibernate.jpa.HibernatePersistenceConfiguration;
  * EntityManagerFactory over it. Thread-safe; close it once at the end of the run.
  */
 final class InventoryDatabase implements AutoCloseable {
-    static final String SCHEMA = "fencedlock_inventory";
+    /** The schema of the example's tables when the URL names none with {@code currentSchema=}. */
+    static final String DEFAULT_SCHEMA = "fencedlock_inventory";
+
+    private static final Pattern CURRENT_SCHEMA = Pattern.compile("[?&;]currentSchema=([^&;]*)");
 
     private final HikariDataSource dataSource;
     private final EntityManagerFactory entityManagerFactory;
@@ -33,11 +40,12 @@ final class InventoryDatabase implements AutoCloseable {
      */
     static InventoryDatabase open(String jdbcUrl, String user, String password, int poolSize, boolean migrate)
             throws SQLException {
+        String schema = schemaOf(jdbcUrl);
         if (migrate) {
-            createSchema(jdbcUrl, user, password);
+            createSchema(jdbcUrl, user, password, schema);
         }
         HikariConfig pool = new HikariConfig();
-        pool.setSchema(SCHEMA);
+        pool.setSchema(schema);
         pool.setJdbcUrl(jdbcUrl);
         pool.setUsername(user);
         pool.setPassword(password);
@@ -49,15 +57,25 @@ final class InventoryDatabase implements AutoCloseable {
                 Flyway.configure()
                         .dataSource(dataSource)
                         .locations("classpath:db/inventory")
-                        .schemas(SCHEMA)
+                        .schemas(schema)
                         .load()
                         .migrate();
                 // fencing-jdbc's fence row, with its own history: its V1 and ours would clash in one
                 Flyway.configure()
                         .dataSource(dataSource)
                         .locations("classpath:db/fencedlock/migration")
-                        .schemas(SCHEMA)
+                        .schemas(schema)
                         .table("fencedlock_schema_history")
+                        .baselineOnMigrate(true)
+                        .baselineVersion("0")
+                        .load()
+                        .migrate();
+                // the jdbc backend's lock table, for --backend jdbc, with a history of its own too
+                Flyway.configure()
+                        .dataSource(dataSource)
+                        .locations(JdbcLockSettings.MIGRATION_LOCATION)
+                        .schemas(schema)
+                        .table("fencedlock_lock_schema_history")
                         .baselineOnMigrate(true)
                         .baselineVersion("0")
                         .load()
@@ -78,11 +96,35 @@ final class InventoryDatabase implements AutoCloseable {
      * The example keeps its tables in a schema of their own, so that it can share a database (the
      * machine's PostgreSQL, say) with other applications and their migration histories.
      */
-    private static void createSchema(String jdbcUrl, String user, String password) throws SQLException {
+    private static void createSchema(String jdbcUrl, String user, String password, String schema) throws SQLException {
         try (Connection connection = DriverManager.getConnection(jdbcUrl, user, password);
                 Statement statement = connection.createStatement()) {
-            statement.execute("CREATE SCHEMA IF NOT EXISTS \"" + SCHEMA + "\"");
+            statement.execute("CREATE SCHEMA IF NOT EXISTS \"" + schema + "\"");
         }
+    }
+
+    /**
+     * The schema {@code jdbcUrl} names with {@code currentSchema=} (PostgreSQL's parameter, also
+     * read for the others), else {@link #DEFAULT_SCHEMA}.
+     *
+     * @throws IllegalArgumentException if the named schema is empty or not a plain identifier
+     */
+    static String schemaOf(String jdbcUrl) {
+        Matcher named = CURRENT_SCHEMA.matcher(jdbcUrl);
+        if (!named.find()) {
+            return DEFAULT_SCHEMA;
+        }
+        String schema = named.group(1);
+        if (!schema.matches("[A-Za-z_][A-Za-z0-9_]{0,62}")) {
+            throw new IllegalArgumentException(
+                    "currentSchema in --jdbc-url must be one plain identifier (letters, digits, _), got '" + schema
+                            + "'");
+        }
+        return schema;
+    }
+
+    DataSource dataSource() {
+        return dataSource;
     }
 
     EntityManagerFactory entityManagerFactory() {

@@ -1,6 +1,9 @@
 package dev.fencedlock.examples.inventory;
 
+import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.jdbcprovider.JdbcLockSettings;
+import dev.fencedlock.jdbcprovider.JdbcLocks;
 import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.zookeeper.ZooKeeperSettings;
 import java.io.IOException;
@@ -92,6 +95,18 @@ final class LockSetup implements AutoCloseable {
         return config;
     }
 
+    /**
+     * A client of the configured backend. The jdbc backend without {@code fencedlock.jdbc.url} keeps
+     * its lock table in the run's own database, so it uses {@code database}'s pool.
+     */
+    LockClient newClient(InventoryDatabase database) {
+        if ("jdbc".equals(config.backend())
+                && config.settings("jdbc").get(JdbcLockSettings.URL).isEmpty()) {
+            return JdbcLocks.create(config, database.dataSource());
+        }
+        return LockClient.create(config);
+    }
+
     /** Human-readable backend description for the summary, without credentials. */
     String describe() {
         return switch (config.backend()) {
@@ -99,6 +114,10 @@ final class LockSetup implements AutoCloseable {
             case "zookeeper" ->
                 "zookeeper at " + zookeeper(config).connect().orElse("?")
                         + (embeddedZooKeeper != null ? " (embedded)" : "");
+            case "jdbc" ->
+                config.settings("jdbc").get(JdbcLockSettings.URL).isEmpty()
+                        ? "jdbc (the lock table in the run's database)"
+                        : "jdbc";
             default -> config.backend();
         };
     }

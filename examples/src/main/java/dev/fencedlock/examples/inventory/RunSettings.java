@@ -39,11 +39,14 @@ record RunSettings(
 
             Lock backend (default: embedded in-process ZooKeeper; fencedlock.* system properties,
             FENCEDLOCK_* environment variables and fencedlock.properties are also read):
-              --backend NAME          redlock, zookeeper or local
+              --backend NAME          redlock, zookeeper, jdbc (the lock table in the run's own
+                                      database, beside the inventory) or local
               --redis URIS            comma-separated redis:// URIs (implies --backend redlock)
               --zookeeper CONNECT     ZooKeeper connect string (implies --backend zookeeper)
             Database (default: embedded H2):
-              --jdbc-url URL          e.g. jdbc:postgresql://127.0.0.1:5432/test
+              --jdbc-url URL          e.g. jdbc:postgresql://127.0.0.1:5432/test; the tables go to
+                                      the URL's currentSchema= if it names one, else to
+                                      fencedlock_inventory
               --db-user USER          default: none
               --db-password PASSWORD  default: none
             Run:

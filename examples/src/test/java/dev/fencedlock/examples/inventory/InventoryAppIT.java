@@ -87,6 +87,56 @@ class InventoryAppIT {
         }
     }
 
+    /**
+     * {@code --backend jdbc} keeps the lock table in the run's own database, and the tables go to the
+     * schema the URL names with {@code currentSchema=} (the test's private schema), not to the
+     * example's default schema.
+     */
+    @Test
+    void theJdbcBackendKeepsItsLocksInTheSchemaTheUrlNames() {
+        try (TestDatabase db = TestDatabase.createShared(Kind.POSTGRESQL, "examplesjdbc", 2)) {
+            assertThat(db.jdbcUrl()).contains("currentSchema=" + db.schema());
+            Run run = run(
+                    "--backend",
+                    "jdbc",
+                    "--workers",
+                    "4",
+                    "--skus",
+                    "2",
+                    "--stock",
+                    "20",
+                    "--lease",
+                    "1500ms",
+                    "--stall",
+                    "3500ms",
+                    "--jdbc-url",
+                    db.jdbcUrl(),
+                    "--db-user",
+                    db.user());
+            assertThat(run.output()).contains("locks: jdbc");
+            assertInvariantsHold(run, 40);
+            assertThat(db.queryLong(
+                            "select count(*) from information_schema.tables where table_schema = ?"
+                                    + " and table_name in ('inventory', 'orders', 'fencedlock_fence', 'fencedlock_lock')",
+                            db.schema()))
+                    .as("the example's and fencedlock's tables in the URL's schema %s", db.schema())
+                    .isEqualTo(4);
+            assertThat(db.queryLong("select count(*) from fencedlock_lock where token > 0"))
+                    .as("locks granted by the jdbc backend, in its table")
+                    .isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aCurrentSchemaThatIsNoPlainIdentifierIsRefused() {
+        assertThat(InventoryDatabase.schemaOf("jdbc:postgresql://h/test?currentSchema=app_1&ssl=false"))
+                .isEqualTo("app_1");
+        assertThat(InventoryDatabase.schemaOf("jdbc:postgresql://h/test")).isEqualTo(InventoryDatabase.DEFAULT_SCHEMA);
+        Run run = run("--jdbc-url", "jdbc:postgresql://127.0.0.1:5432/test?currentSchema=a-b");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.output()).contains("currentSchema in --jdbc-url must be one plain identifier");
+    }
+
     @Test
     void badArgumentsExitWithUsage() {
         Run run = run("--workers", "zero");
