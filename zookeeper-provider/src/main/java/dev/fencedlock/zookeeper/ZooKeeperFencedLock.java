@@ -3,10 +3,9 @@ package dev.fencedlock.zookeeper;
 import dev.fencedlock.spi.AbstractFencedLock;
 import dev.fencedlock.spi.LeaseRequest;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -86,30 +85,28 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
 
     @Override
     protected Optional<ZooKeeperLease> doAcquire(LeaseRequest request) throws InterruptedException {
+        AcquisitionBound bound = provider.bound(request);
         while (true) {
-            provider.awaitConnected(request);
+            ZooKeeper zooKeeper = provider.awaitConnected(request, bound);
             long interruptionsBefore = provider.watch().interruptions();
-            LockNodeDriver driver = new LockNodeDriver(runtime().clock(), provider.tokens(), tokenPath);
-            boolean acquired;
+            LockLine.Created granted;
             try {
-                acquired = new InterProcessMutex(provider.curator(), lockPath, driver)
-                        .acquire(waitLeftNanos(request), TimeUnit.NANOSECONDS);
-            } catch (Exception e) {
-                rethrowIfInterrupted(e);
-                if (LockNodes.isConnectionProblem(e) && waitLeftNanos(request) > 0) {
-                    request.recordAttempt("the ZooKeeper connection failed while waiting: " + e);
+                granted = new LockLine(provider, zooKeeper, name(), lockPath, tokenPath, bound).acquire();
+            } catch (KeeperException | TimeoutException e) {
+                if (isTransient(e) && bound.waitLeft()) {
+                    request.recordAttempt("an attempt failed and was given up: " + e);
                     continue;
                 }
                 throw provider.unavailable(name(), request.startNanos(), e);
             }
-            if (!acquired) {
+            if (granted == null) {
                 provider.requireStarted();
                 request.recordAttempt("another holder had the lock; this attempt's lock node was not first in line");
                 return Optional.empty();
             }
             long grantedAtNanos = runtime().clock().nanoTime();
-            Optional<ZooKeeperLease> lease = confirm(request, driver.created(), interruptionsBefore, grantedAtNanos);
-            if (lease.isPresent() || waitLeftNanos(request) <= 0) {
+            Optional<ZooKeeperLease> lease = confirm(request, bound, granted, interruptionsBefore, grantedAtNanos);
+            if (lease.isPresent() || !bound.waitLeft()) {
                 return lease;
             }
         }
@@ -121,7 +118,11 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
      * returns empty.
      */
     private Optional<ZooKeeperLease> confirm(
-            LeaseRequest request, LockNodeDriver.Created created, long interruptionsBefore, long grantedAtNanos)
+            LeaseRequest request,
+            AcquisitionBound bound,
+            LockLine.Created created,
+            long interruptionsBefore,
+            long grantedAtNanos)
             throws InterruptedException {
         String nodePath = created.path();
         LockNodes.Session session = provider.nodes().currentSession();
@@ -136,8 +137,7 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
             }
             long confirmedSentNanos = created.sentNanos();
             if (waitedLong(request, session, grantedAtNanos - confirmedSentNanos)) {
-                LockNodes.NodeRead read =
-                        provider.nodes().read(nodePath, SessionBound.requestTimeoutNanos(session.timeoutMs()));
+                LockNodes.NodeRead read = provider.nodes().read(nodePath, checkWaitNanos(bound, session));
                 Stat stat = read.stat();
                 if (stat == null) {
                     return discard(request, nodePath, "its lock node is gone");
@@ -166,11 +166,7 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
         try {
             if (provider.watch().interruptions() != interruptionsBefore
                     && provider.ownedSince(
-                                    name(),
-                                    nodePath,
-                                    session.id(),
-                                    lease.czxid(),
-                                    SessionBound.requestTimeoutNanos(session.timeoutMs()))
+                                    name(), nodePath, session.id(), lease.czxid(), checkWaitNanos(bound, session))
                             .isEmpty()) {
                 return discard(request, lease, "the connection was interrupted and the grant could not be confirmed");
             }
@@ -187,6 +183,21 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
             // From here on the lease is tracked: only closing it lets the connection watch go of it.
             return discard(request, lease, "the grant could not be confirmed: " + e);
         }
+    }
+
+    /**
+     * Whether another attempt may succeed where this one failed: no answer in time, a connection
+     * or session problem, or this contender's node gone from the line (its session expired).
+     */
+    private static boolean isTransient(Exception e) {
+        return e instanceof TimeoutException
+                || LockNodes.isConnectionProblem(e)
+                || (e instanceof KeeperException keeper && keeper.code() == KeeperException.Code.NONODE);
+    }
+
+    /** How long a check of a grant may wait: a fraction of the session timeout, within the acquisition's bound. */
+    private static long checkWaitNanos(AcquisitionBound bound, LockNodes.Session session) {
+        return Math.min(SessionBound.requestTimeoutNanos(session.timeoutMs()), bound.requestWaitNanos());
     }
 
     /**
@@ -211,24 +222,5 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
         request.recordAttempt("a grant was discarded: " + reason);
         provider.discardGrant(lease, reason);
         return Optional.empty();
-    }
-
-    private long waitLeftNanos(LeaseRequest request) {
-        return Math.max(0, request.remainingWaitNanos(runtime().clock().nanoTime()));
-    }
-
-    /**
-     * Curator reports an interrupted wait either as an {@link InterruptedException} or as another
-     * exception with the thread's interrupt flag set again; either way the lock node has been
-     * deleted (or its deletion queued) by the recipe.
-     */
-    private void rethrowIfInterrupted(Exception e) throws InterruptedException {
-        if (e instanceof InterruptedException || Thread.interrupted()) {
-            Thread.interrupted();
-            InterruptedException interrupted =
-                    new InterruptedException("interrupted while acquiring lock '" + name() + "'");
-            interrupted.initCause(e);
-            throw interrupted;
-        }
     }
 }

@@ -85,8 +85,7 @@ public final class ZooKeeperLocks {
             throw new IllegalArgumentException(LockConfig.BACKEND + " must be '" + ZooKeeperProviderFactory.BACKEND
                     + "' for a client on a CuratorFramework, got '" + config.backend() + "'");
         }
-        String basePath = ZooKeeperSettings.from(config.settings(ZooKeeperProviderFactory.BACKEND))
-                .basePath();
-        return LockClients.create(config, runtime -> new ZooKeeperLockProvider(curator, false, basePath, runtime));
+        ZooKeeperSettings settings = ZooKeeperSettings.from(config.settings(ZooKeeperProviderFactory.BACKEND));
+        return LockClients.create(config, runtime -> new ZooKeeperLockProvider(curator, false, settings, runtime));
     }
 }

@@ -72,7 +72,7 @@ public final class ZooKeeperProviderFactory implements LockProviderFactory {
                 .build();
         curator.start();
         try {
-            return new ZooKeeperLockProvider(curator, true, settings.basePath(), runtime);
+            return new ZooKeeperLockProvider(curator, true, settings, runtime);
         } catch (RuntimeException e) {
             curator.close();
             throw e;
