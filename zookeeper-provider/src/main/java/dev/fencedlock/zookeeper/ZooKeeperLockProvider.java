@@ -15,6 +15,8 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -25,6 +27,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.slf4j.Logger;
@@ -58,6 +61,8 @@ final class ZooKeeperLockProvider implements LockProvider {
     private final int configuredSessionTimeoutMs;
     private final AtomicInteger longestSessionTimeoutMs = new AtomicInteger();
     private final ConnectionStateListener sweepOnReconnect;
+    private final TokenNodeSweeper tokenSweeper;
+    private final ScheduledFuture<?> tokenSweeps;
     private final AtomicLong discardedGrants = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -94,6 +99,18 @@ final class ZooKeeperLockProvider implements LockProvider {
                 abandonedCreates.sweep();
             }
         };
+        this.tokenSweeper = new TokenNodeSweeper(
+                nodes,
+                ZKPaths.makePath(basePath, ZooKeeperLocks.TOKENS_NODE),
+                settings.tokenRetention(),
+                System::currentTimeMillis);
+        long periodNanos = TokenNodeSweeper.period(settings.tokenRetention()).toNanos();
+        this.tokenSweeps = runtime.scheduler()
+                .scheduleAtFixedRate(
+                        tokenSweeper::sweep,
+                        ThreadLocalRandom.current().nextLong(periodNanos),
+                        periodNanos,
+                        TimeUnit.NANOSECONDS);
         curator.getConnectionStateListenable().addListener(watch);
         curator.getConnectionStateListenable().addListener(sweepOnReconnect);
     }
@@ -154,6 +171,11 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     LockTokens tokens() {
         return tokens;
+    }
+
+    /** Deletes the token nodes of unused names; every client runs it periodically. */
+    TokenNodeSweeper tokenSweeper() {
+        return tokenSweeper;
     }
 
     AbandonedCreates abandonedCreates() {
@@ -332,6 +354,7 @@ final class ZooKeeperLockProvider implements LockProvider {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        tokenSweeps.cancel(false);
         curator.getConnectionStateListenable().removeListener(watch);
         curator.getConnectionStateListenable().removeListener(sweepOnReconnect);
         if (ownsCurator) {
