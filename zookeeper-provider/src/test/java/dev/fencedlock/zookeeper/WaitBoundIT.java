@@ -1,6 +1,7 @@
 package dev.fencedlock.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockConfig;
@@ -150,6 +151,29 @@ class WaitBoundIT {
         assertThat(millis).isLessThan(MARGIN.toMillis());
         proxy.pass();
         assertNoNodeHoldsTheLockForNobody();
+    }
+
+    /**
+     * The create reaches the server and is applied, its answer is held back past the operation
+     * timeout, and then the connection drops, so the client cannot tell whether it was applied. Its
+     * session survives the reconnection, and with it the node: the client searches the lock's
+     * children for the create's protected id and deletes what it finds, so another client gets the
+     * lock although the first client's session lives on.
+     */
+    @Test
+    void aCreateWhoseAnswerIsLostWithTheConnectionLeavesNoNode() throws Exception {
+        long sessionBefore = client.sessionId();
+        proxy.delayReplies(Duration.ofSeconds(30));
+        assertThatThrownBy(() -> client.lock(lockName).tryAcquire(Duration.ZERO))
+                .isInstanceOf(LockUnavailableException.class);
+        ZooKeeperTestSupport.awaitChildren(
+                observer, client.lock(lockName).lockPath(), children -> children.size() == 1);
+        proxy.reset();
+        proxy.pass();
+        client.awaitConnected();
+        assertThat(client.sessionId()).as("the session survived").isEqualTo(sessionBefore);
+        assertNoNodeHoldsTheLockForNobody();
+        assertThat(client.provider().abandonedCreates().size()).isZero();
     }
 
     private void assertBounded(Fault fault, String call, Duration wait, Attempt attempt) throws Exception {
