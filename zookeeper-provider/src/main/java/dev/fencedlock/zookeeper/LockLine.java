@@ -111,10 +111,10 @@ final class LockLine {
     }
 
     private Created join() throws KeeperException, TimeoutException, InterruptedException {
-        String protectedId = UUID.randomUUID().toString();
-        String nodePath = ProtectedUtils.toProtectedZNodePath(ZKPaths.makePath(lockPath, LOCK_NAME), protectedId);
         LockTokens tokens = provider.tokens();
         while (true) {
+            String protectedId = UUID.randomUUID().toString();
+            String nodePath = ProtectedUtils.toProtectedZNodePath(ZKPaths.makePath(lockPath, LOCK_NAME), protectedId);
             requireConnected();
             LockTokens.Record record = tokens.lastKnown(zooKeeper, tokenPath, bound);
             if (!record.exists()) {

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * write.
  *
  * <p>A token is issued when a contender <i>joins</i> the lock's line, in the same transaction as
- * the create of its lock node ({@link LockNodeDriver}), so a grant costs the server two writes, the
+ * the create of its lock node ({@link LockLine}), so a grant costs the server two writes, the
  * create and the delete, as Curator's own mutex does:
  *
  * <ol>
