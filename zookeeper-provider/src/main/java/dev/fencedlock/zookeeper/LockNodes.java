@@ -122,7 +122,10 @@ final class LockNodes {
 
     private NodeRead read(ZooKeeper zooKeeper, String nodePath, long waitNanos)
             throws KeeperException, InterruptedException, TimeoutException {
-        return await(syncs.existsAfterSync(zooKeeper, inNamespace(nodePath)), waitNanos);
+        return ZkRequests.await(
+                syncs.existsAfterSync(zooKeeper, inNamespace(nodePath)),
+                waitNanos,
+                "the ownership read of " + nodePath);
     }
 
     /**
@@ -198,24 +201,6 @@ final class LockNodes {
                     || code == KeeperException.Code.NOTREADONLY;
         }
         return false;
-    }
-
-    /**
-     * Waits at most {@code waitNanos} for the answer to an asynchronous request.
-     *
-     * @throws KeeperException the server's error
-     * @throws TimeoutException if no answer came in time
-     */
-    static <T> T await(CompletableFuture<T> answer, long waitNanos)
-            throws KeeperException, InterruptedException, TimeoutException {
-        try {
-            return answer.get(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof KeeperException keeper) {
-                throw keeper;
-            }
-            throw new IllegalStateException("unexpected failure of a ZooKeeper request", e.getCause());
-        }
     }
 
     String inNamespace(String nodePath) {

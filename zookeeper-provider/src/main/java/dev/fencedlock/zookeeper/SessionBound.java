@@ -57,8 +57,19 @@ final class SessionBound {
      */
     static long validityNanos(int sessionTimeoutMs) {
         long timeout = timeoutNanos(sessionTimeoutMs);
+        return outstandingNanos(sessionTimeoutMs) - (long) (timeout * DRIFT_FACTOR) - MIN_DRIFT_NANOS;
+    }
+
+    /**
+     * The session bound before the drift allowance is taken off: five twelfths of the session
+     * timeout. No answer of the server vouches for a lease longer than {@link #validityNanos}, so no
+     * lease of a session with this timeout is valid longer than this after the server's last answer
+     * to it, measured on any clock whose rate is within the drift allowance of the holder's.
+     */
+    static long outstandingNanos(int sessionTimeoutMs) {
+        long timeout = timeoutNanos(sessionTimeoutMs);
         long unreported = timeout / 4 + timeout / 3;
-        return timeout - unreported - (long) (timeout * DRIFT_FACTOR) - MIN_DRIFT_NANOS;
+        return timeout - unreported;
     }
 
     /** How long one request to the server may take before the caller stops waiting for it. */

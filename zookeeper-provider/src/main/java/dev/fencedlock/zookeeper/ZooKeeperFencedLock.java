@@ -3,36 +3,43 @@ package dev.fencedlock.zookeeper;
 import dev.fencedlock.spi.AbstractFencedLock;
 import dev.fencedlock.spi.LeaseRequest;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * A lock of the {@code zookeeper} backend: Curator's {@link InterProcessMutex} recipe under
- * {@code base-path/<encoded name>}, one fresh mutex per acquisition.
+ * A lock of the {@code zookeeper} backend: ZooKeeper's lock recipe, as Curator's {@code
+ * InterProcessMutex} runs it, under {@code base-path/<encoded name>}, one new contender per
+ * acquisition ({@link LockLine}).
  *
- * <p>Acquisition:
+ * <p>Acquisition, every step bounded by the caller's wait plus one operation timeout ({@link
+ * AcquisitionBound}, {@code fencedlock.zookeeper.operation-timeout}):
  *
  * <ol>
- *   <li>If the client is not connected, wait for the connection until the deadline; if it does not
- *       come, throw {@link dev.fencedlock.LockUnavailableException}.
- *   <li>Note the {@link ConnectionWatch#interruptions() interruption count}, then run a new {@code
- *       InterProcessMutex} with {@link LockNodeDriver}: it creates a protected ephemeral-sequential
- *       node in one transaction with the record of the node's fencing token ({@link LockTokens}),
- *       and waits in line for its turn until the deadline. The token follows the one token order
- *       of all backends ({@link dev.fencedlock.spi.TokenOrder}): at least the leader's wall clock
- *       at the create shifted left 16 bits, and above every token issued earlier for the lock name
- *       in this ensemble, also after its container node was reaped or its transaction ids
- *       restarted. Tokens grow in the order of the creates, which is the order of the grants.
+ *   <li>If the client is not connected, wait for the connection, at most one operation timeout
+ *       and never past the bound; if it does not come, throw {@link
+ *       dev.fencedlock.LockUnavailableException}.
+ *   <li>Note the {@link ConnectionWatch#interruptions() interruption count}, then join the line
+ *       ({@link LockLine}) on the connected handle: a protected ephemeral-sequential node created
+ *       in one transaction with the record of the node's fencing token ({@link LockTokens}), and a
+ *       wait for its turn until the caller's deadline. Every request is sent once and waited for
+ *       at most what the bound allows; Curator's retry policy plays no part. The token follows the
+ *       one token order of all backends ({@link dev.fencedlock.spi.TokenOrder}): at least the
+ *       leader's wall clock at the create shifted left 16 bits, and above every token issued
+ *       earlier for the lock name in this ensemble, also after its container node was reaped, its
+ *       token node deleted as unused ({@link TokenNodeSweeper}) or its transaction ids restarted.
+ *       Tokens grow in the order of the creates, which is the order of the grants. An attempt that
+ *       failed for want of an answer, a connection or a session is tried again while the wait
+ *       lasts; after that, the acquisition throws {@link dev.fencedlock.LockUnavailableException}
+ *       with the cause, and a {@code tryAcquire(ZERO)} makes exactly one attempt.
  *   <li>Check the grant before handing it out. The node must belong to the session the client has
- *       now: after a session expired and a new one was opened, Curator can still see the old
- *       session's node, not yet deleted, first in line, and would report a grant that the server
- *       is about to take away (CURATOR-604). Such a grant is discarded (its node deleted) and the
- *       acquisition starts again, unless the wait is over: then the acquisition ends empty, so a
- *       grant that can never be handed out (a lease time shorter than a round trip) cannot make it
- *       spin.
+ *       now (CURATOR-604: after a session expired and a new one was opened, the old session's node
+ *       can still be first in line; each attempt here waits on the handle it joined with, so it
+ *       fails with its session, but the check stays). Such a grant is discarded (its node deleted)
+ *       and the acquisition starts again, unless the wait is over: then the acquisition ends empty,
+ *       so a grant that can never be handed out (a lease time shorter than a round trip) cannot
+ *       make it spin.
  *   <li>Count the lease's validity from the create's send time, whose answer showed the node
  *       owned; a grant that waited in line longer than a third of its lease window confirms its
  *       node with an ownership check first ({@link LockNodes#read}, a read, not a write) and counts
@@ -45,16 +52,13 @@ import org.apache.zookeeper.data.Stat;
  *       the watch go of it.
  * </ol>
  *
- * <p>Why a fresh {@code InterProcessMutex} per acquisition: the recipe is reentrant per thread and
- * per instance, and its {@code release()} must run on the acquiring thread. A new instance makes
- * every acquisition a new contender (so a second acquire from the same thread waits in line, as
- * the contract requires) and lets the lease release from any thread by deleting exactly its own
- * node. The instance is cheap to build (no I/O), and the requests are those of the plain recipe:
- * create (here a transaction that also records the token), list children (plus a watch on the
- * predecessor while waiting) and delete on release, so two writes per grant. The token node is
- * read only when this client does not know its current version ({@link TokenHints}: first use of
- * the lock name, or another contender wrote it since). {@code InterProcessSemaphoreMutex} would also be
- * non-reentrant, but it needs a lease node and an inner mutex, about twice the round trips.
+ * <p>Why a new contender per acquisition: a second acquire from the same thread must wait in line
+ * (the locks are not reentrant), and a lease must release from any thread by deleting exactly its
+ * own node. The requests are those of the plain recipe: create (here a transaction that also
+ * records the token), list children (plus a watch on the predecessor while waiting) and delete on
+ * release, so two writes per grant. The token node is read only when this client does not know its
+ * current version ({@link TokenHints}: first use of the lock name, or another contender wrote it
+ * since).
  *
  * <p>Thread-safety: thread-safe; each acquisition's state is confined to its thread.
  */
@@ -86,30 +90,28 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
 
     @Override
     protected Optional<ZooKeeperLease> doAcquire(LeaseRequest request) throws InterruptedException {
+        AcquisitionBound bound = provider.bound(request);
         while (true) {
-            provider.awaitConnected(request);
+            ZooKeeper zooKeeper = provider.awaitConnected(request, bound);
             long interruptionsBefore = provider.watch().interruptions();
-            LockNodeDriver driver = new LockNodeDriver(runtime().clock(), provider.tokens(), tokenPath);
-            boolean acquired;
+            LockLine.Created granted;
             try {
-                acquired = new InterProcessMutex(provider.curator(), lockPath, driver)
-                        .acquire(waitLeftNanos(request), TimeUnit.NANOSECONDS);
-            } catch (Exception e) {
-                rethrowIfInterrupted(e);
-                if (LockNodes.isConnectionProblem(e) && waitLeftNanos(request) > 0) {
-                    request.recordAttempt("the ZooKeeper connection failed while waiting: " + e);
+                granted = new LockLine(provider, zooKeeper, name(), lockPath, tokenPath, bound).acquire();
+            } catch (KeeperException | TimeoutException e) {
+                if (isTransient(e) && bound.waitLeft()) {
+                    request.recordAttempt("an attempt failed and was given up: " + e);
                     continue;
                 }
                 throw provider.unavailable(name(), request.startNanos(), e);
             }
-            if (!acquired) {
+            if (granted == null) {
                 provider.requireStarted();
                 request.recordAttempt("another holder had the lock; this attempt's lock node was not first in line");
                 return Optional.empty();
             }
             long grantedAtNanos = runtime().clock().nanoTime();
-            Optional<ZooKeeperLease> lease = confirm(request, driver.created(), interruptionsBefore, grantedAtNanos);
-            if (lease.isPresent() || waitLeftNanos(request) <= 0) {
+            Optional<ZooKeeperLease> lease = confirm(request, bound, granted, interruptionsBefore, grantedAtNanos);
+            if (lease.isPresent() || !bound.waitLeft()) {
                 return lease;
             }
         }
@@ -121,7 +123,11 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
      * returns empty.
      */
     private Optional<ZooKeeperLease> confirm(
-            LeaseRequest request, LockNodeDriver.Created created, long interruptionsBefore, long grantedAtNanos)
+            LeaseRequest request,
+            AcquisitionBound bound,
+            LockLine.Created created,
+            long interruptionsBefore,
+            long grantedAtNanos)
             throws InterruptedException {
         String nodePath = created.path();
         LockNodes.Session session = provider.nodes().currentSession();
@@ -136,8 +142,7 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
             }
             long confirmedSentNanos = created.sentNanos();
             if (waitedLong(request, session, grantedAtNanos - confirmedSentNanos)) {
-                LockNodes.NodeRead read =
-                        provider.nodes().read(nodePath, SessionBound.requestTimeoutNanos(session.timeoutMs()));
+                LockNodes.NodeRead read = provider.nodes().read(nodePath, checkWaitNanos(bound, session));
                 Stat stat = read.stat();
                 if (stat == null) {
                     return discard(request, nodePath, "its lock node is gone");
@@ -166,11 +171,7 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
         try {
             if (provider.watch().interruptions() != interruptionsBefore
                     && provider.ownedSince(
-                                    name(),
-                                    nodePath,
-                                    session.id(),
-                                    lease.czxid(),
-                                    SessionBound.requestTimeoutNanos(session.timeoutMs()))
+                                    name(), nodePath, session.id(), lease.czxid(), checkWaitNanos(bound, session))
                             .isEmpty()) {
                 return discard(request, lease, "the connection was interrupted and the grant could not be confirmed");
             }
@@ -187,6 +188,21 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
             // From here on the lease is tracked: only closing it lets the connection watch go of it.
             return discard(request, lease, "the grant could not be confirmed: " + e);
         }
+    }
+
+    /**
+     * Whether another attempt may succeed where this one failed: no answer in time, a connection
+     * or session problem, or this contender's node gone from the line (its session expired).
+     */
+    private static boolean isTransient(Exception e) {
+        return e instanceof TimeoutException
+                || LockNodes.isConnectionProblem(e)
+                || (e instanceof KeeperException keeper && keeper.code() == KeeperException.Code.NONODE);
+    }
+
+    /** How long a check of a grant may wait: a fraction of the session timeout, within the acquisition's bound. */
+    private static long checkWaitNanos(AcquisitionBound bound, LockNodes.Session session) {
+        return Math.min(SessionBound.requestTimeoutNanos(session.timeoutMs()), bound.requestWaitNanos());
     }
 
     /**
@@ -211,24 +227,5 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
         request.recordAttempt("a grant was discarded: " + reason);
         provider.discardGrant(lease, reason);
         return Optional.empty();
-    }
-
-    private long waitLeftNanos(LeaseRequest request) {
-        return Math.max(0, request.remainingWaitNanos(runtime().clock().nanoTime()));
-    }
-
-    /**
-     * Curator reports an interrupted wait either as an {@link InterruptedException} or as another
-     * exception with the thread's interrupt flag set again; either way the lock node has been
-     * deleted (or its deletion queued) by the recipe.
-     */
-    private void rethrowIfInterrupted(Exception e) throws InterruptedException {
-        if (e instanceof InterruptedException || Thread.interrupted()) {
-            Thread.interrupted();
-            InterruptedException interrupted =
-                    new InterruptedException("interrupted while acquiring lock '" + name() + "'");
-            interrupted.initCause(e);
-            throw interrupted;
-        }
     }
 }

@@ -10,18 +10,26 @@ import dev.fencedlock.spi.LockProvider;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.CuratorConnectionLossException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +46,9 @@ import org.slf4j.LoggerFactory;
 final class ZooKeeperLockProvider implements LockProvider {
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperLockProvider.class);
 
+    /** How long a wait for a connection sleeps between looks at the handle's own state. */
+    private static final long CONNECTED_POLL_MILLIS = 50;
+
     private final CuratorFramework curator;
     private final boolean ownsCurator;
     private final String basePath;
@@ -45,33 +56,63 @@ final class ZooKeeperLockProvider implements LockProvider {
     private final ConnectionWatch watch;
     private final LockNodes nodes;
     private final LockTokens tokens;
+    private final AbandonedCreates abandonedCreates;
+    private final long operationTimeoutNanos;
+    private final int configuredSessionTimeoutMs;
+    private final AtomicInteger longestSessionTimeoutMs = new AtomicInteger();
+    private final ConnectionStateListener sweepOnReconnect;
+    private final TokenNodeSweeper tokenSweeper;
+    private final ScheduledFuture<?> tokenSweeps;
     private final AtomicLong discardedGrants = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
      * @param curator a started client
-     * @param ownsCurator whether {@link #close()} closes {@code curator}
-     * @param basePath a valid znode path (see {@link ZooKeeperSettings#basePath()})
+     * @param ownsCurator whether {@link #close()} closes {@code curator}; an owned client's session
+     *     timeout is the configured one, a borrowed client's is the application's
      */
-    ZooKeeperLockProvider(CuratorFramework curator, boolean ownsCurator, String basePath, LeaseRuntime runtime) {
-        this(curator, ownsCurator, basePath, runtime, new ConnectionWatch());
+    ZooKeeperLockProvider(
+            CuratorFramework curator, boolean ownsCurator, ZooKeeperSettings settings, LeaseRuntime runtime) {
+        this(curator, ownsCurator, settings, runtime, new ConnectionWatch());
     }
 
     /** As above, with the connection watch given (tests use a watch that injects interruptions). */
     ZooKeeperLockProvider(
             CuratorFramework curator,
             boolean ownsCurator,
-            String basePath,
+            ZooKeeperSettings settings,
             LeaseRuntime runtime,
             ConnectionWatch watch) {
         this.curator = Objects.requireNonNull(curator, "curator");
         this.ownsCurator = ownsCurator;
-        this.basePath = basePath;
+        this.basePath = settings.basePath();
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.watch = Objects.requireNonNull(watch, "watch");
         this.nodes = new LockNodes(curator, runtime.clock(), runtime.scheduler());
         this.tokens = new LockTokens(curator);
+        this.abandonedCreates = new AbandonedCreates(nodes);
+        this.operationTimeoutNanos = settings.operationTimeout().toNanos();
+        this.configuredSessionTimeoutMs =
+                ownsCurator ? (int) settings.sessionTimeout().toMillis() : 0;
+        this.sweepOnReconnect = (client, state) -> {
+            if (state.isConnected()) {
+                abandonedCreates.sweep();
+            }
+        };
+        this.tokenSweeper = new TokenNodeSweeper(
+                nodes,
+                ZKPaths.makePath(basePath, ZooKeeperLocks.TOKENS_NODE),
+                settings.tokenRetention(),
+                System::currentTimeMillis);
+        long periodNanos = TokenNodeSweeper.period(settings.tokenRetention()).toNanos();
+        this.tokenSweeps = runtime.scheduler()
+                .scheduleAtFixedRate(
+                        tokenSweeper::sweep,
+                        ThreadLocalRandom.current().nextLong(periodNanos),
+                        periodNanos,
+                        TimeUnit.NANOSECONDS);
         curator.getConnectionStateListenable().addListener(watch);
+        curator.getConnectionStateListenable().addListener(sweepOnReconnect);
     }
 
     @Override
@@ -132,6 +173,52 @@ final class ZooKeeperLockProvider implements LockProvider {
         return tokens;
     }
 
+    /** Deletes the token nodes of unused names; every client runs it periodically. */
+    TokenNodeSweeper tokenSweeper() {
+        return tokenSweeper;
+    }
+
+    AbandonedCreates abandonedCreates() {
+        return abandonedCreates;
+    }
+
+    /** The per-attempt bound of {@code request} ({@code fencedlock.zookeeper.operation-timeout}). */
+    AcquisitionBound bound(LeaseRequest request) {
+        return new AcquisitionBound(request, operationTimeoutNanos, runtime.clock());
+    }
+
+    /**
+     * The longest a lease this ZooKeeper granted can still be valid once the ensemble stopped
+     * answering: five twelfths of the session timeout ({@link SessionBound#outstandingNanos}).
+     *
+     * <p>Why: a lease is valid only up to the {@linkplain SessionBound session bound} past the send
+     * of the last request that the server answered and that found its node owned (the create, or an
+     * ownership check), and the bound is five twelfths of the session timeout less a drift
+     * allowance ({@link ZooKeeperLease}, {@link SessionBound}). A server that stops answering at
+     * {@code S} answers no request sent after {@code S}, so every lease, auto-renewing or fixed
+     * (a fixed lease ends earlier still if its own lease time does), is invalid by {@code S} plus
+     * that bound on its holder's clock, whatever Curator notices: a {@code SUSPENDED} connection
+     * (after two thirds of the session timeout of silence, or at once when the connection drops)
+     * only makes it sooner. The figure returned leaves the drift allowance in, to cover rate
+     * differences between the holder's clock and the clock that waits it out.
+     *
+     * <p>The session timeout is the largest of the configured one (for a client that owns its
+     * Curator), the one last negotiated with the ensemble and every one this client has used, so
+     * that a server that raised the timeout to its minimum is counted. Every client of the same
+     * configuration negotiates with the same servers and gets the same figure. Empty while a
+     * borrowed Curator client has never connected (its session timeout is then unknown). Never
+     * blocks.
+     */
+    @Override
+    public Optional<Duration> longestOutstandingLease() {
+        int timeoutMs = Math.max(
+                Math.max(configuredSessionTimeoutMs, longestSessionTimeoutMs.get()),
+                curator.getZookeeperClient().getLastNegotiatedSessionTimeoutMs());
+        return timeoutMs <= 0
+                ? Optional.empty()
+                : Optional.of(Duration.ofNanos(SessionBound.outstandingNanos(timeoutMs)));
+    }
+
     /** How many grants were discarded because they could not be trusted (see ZooKeeperFencedLock). */
     long discardedGrants() {
         return discardedGrants.get();
@@ -144,24 +231,33 @@ final class ZooKeeperLockProvider implements LockProvider {
     }
 
     /**
-     * Returns once the client is connected. Waits until the request's deadline, but at least for
-     * the client's connection timeout, as any Curator operation would: a wait of zero asks for one
-     * attempt, and an attempt needs a connection, for example right after the client started.
+     * Returns Curator's current ZooKeeper handle once it is connected, waiting for a connection at
+     * most what {@code bound} allows for one request: never longer than the operation timeout, and
+     * never past the caller's wait plus one operation timeout. A wait of zero still gets one
+     * operation timeout to connect (an attempt needs a connection, for example right after the
+     * client started); the caller's wait is a ceiling, never a floor.
      *
      * @throws LockUnavailableException if no connection came in that time
      */
-    void awaitConnected(LeaseRequest request) throws InterruptedException {
+    ZooKeeper awaitConnected(LeaseRequest request, AcquisitionBound bound) throws InterruptedException {
         requireStarted();
-        if (isConnected()) {
-            return;
-        }
-        long connectionTimeout =
-                TimeUnit.MILLISECONDS.toNanos(curator.getZookeeperClient().getConnectionTimeoutMs());
-        long left = Math.max(request.remainingWaitNanos(runtime.clock().nanoTime()), connectionTimeout);
-        int millis = (int) Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(left) + 1);
-        curator.blockUntilConnected(millis, TimeUnit.MILLISECONDS);
-        if (!isConnected()) {
-            throw unavailable(request.lockName(), request.startNanos(), new CuratorConnectionLossException());
+        abandonedCreates.sweep();
+        while (true) {
+            try {
+                ZooKeeper zooKeeper = nodes.connectedHandle();
+                longestSessionTimeoutMs.accumulateAndGet(zooKeeper.getSessionTimeout(), Math::max);
+                return zooKeeper;
+            } catch (KeeperException e) {
+                long left = bound.requestWaitNanos();
+                if (left <= 0) {
+                    throw unavailable(request.lockName(), request.startNanos(), new CuratorConnectionLossException());
+                }
+                long millis = Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), CONNECTED_POLL_MILLIS));
+                if (curator.blockUntilConnected((int) millis, TimeUnit.MILLISECONDS)) {
+                    // Curator's view can run ahead of the handle's for a moment; look again shortly.
+                    Thread.sleep(1);
+                }
+            }
         }
     }
 
@@ -258,7 +354,9 @@ final class ZooKeeperLockProvider implements LockProvider {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        tokenSweeps.cancel(false);
         curator.getConnectionStateListenable().removeListener(watch);
+        curator.getConnectionStateListenable().removeListener(sweepOnReconnect);
         if (ownsCurator) {
             curator.close();
         }

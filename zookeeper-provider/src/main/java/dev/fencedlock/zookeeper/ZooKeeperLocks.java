@@ -24,9 +24,11 @@ import org.apache.curator.utils.ZKPaths;
  *
  * <p>The client's connect string, session timeout and retry policy are the application's;
  * {@code fencedlock.zookeeper.connect} and {@code fencedlock.zookeeper.session-timeout} are not
- * used. Paths are relative to the Curator client's namespace, if it has one. The retry policy
- * governs how long an acquisition keeps trying while the connection is down; lease checks and
- * releases never wait on it.
+ * used. Paths are relative to the Curator client's namespace, if it has one, and new nodes get
+ * the ACLs the Curator client gives them. The retry policy plays no part in acquisitions, lease
+ * checks or releases: an acquisition ends within its wait plus {@code
+ * fencedlock.zookeeper.operation-timeout} (taken from the configuration given, default 1 s), also
+ * while the connection is down.
  */
 public final class ZooKeeperLocks {
     /** The child of the base path under which token nodes live; never an encoded lock name. */
@@ -49,10 +51,13 @@ public final class ZooKeeperLocks {
     /**
      * The persistent znode that records the last fencing token issued for {@code lockName}:
      * {@code basePath/%tokens/} plus the encoded lock name (no encoded name starts with {@code
-     * %t}, so it never collides with a lock). Its data is the token issued before the last one;
-     * the last one is {@code TokenOrder.next(data, mtime)}. One small node per lock name ever used
-     * stays, like Redlock's counters. Deleting the node of a lock that nobody holds is safe: the
-     * next token then rests on the clock alone ({@link dev.fencedlock.spi.TokenOrder}).
+     * %t}, so it never collides with a lock). Its data is the token issued before the last one,
+     * then a space and the node's {@code czxid} as its writer read it; the last token is {@code
+     * TokenOrder.next(data, mtime)}. A node whose last token is older than {@code
+     * fencedlock.zookeeper.token-retention} (default 1 day) is deleted, like Redlock's counters
+     * that expire when unused: the next token of the name then rests on the clock, still above the
+     * last one ({@link dev.fencedlock.spi.TokenOrder}'s time floor; the argument and its clock
+     * assumption are in the docs' reliability page).
      *
      * @throws IllegalArgumentException as {@link #lockPath}
      */
@@ -85,8 +90,7 @@ public final class ZooKeeperLocks {
             throw new IllegalArgumentException(LockConfig.BACKEND + " must be '" + ZooKeeperProviderFactory.BACKEND
                     + "' for a client on a CuratorFramework, got '" + config.backend() + "'");
         }
-        String basePath = ZooKeeperSettings.from(config.settings(ZooKeeperProviderFactory.BACKEND))
-                .basePath();
-        return LockClients.create(config, runtime -> new ZooKeeperLockProvider(curator, false, basePath, runtime));
+        ZooKeeperSettings settings = ZooKeeperSettings.from(config.settings(ZooKeeperProviderFactory.BACKEND));
+        return LockClients.create(config, runtime -> new ZooKeeperLockProvider(curator, false, settings, runtime));
     }
 }

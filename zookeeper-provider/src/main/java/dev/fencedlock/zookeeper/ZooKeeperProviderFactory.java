@@ -22,9 +22,11 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  *   <li>the session timeout {@code fencedlock.zookeeper.session-timeout} ({@link ZooKeeperSettings}, default 15s; the server
  *       may clamp it to its own minimum and maximum);
  *   <li>a connection timeout of a third of the session timeout, at most 5s, and an exponential
- *       backoff retry policy (100 ms base, 2 retries, at most 1 s between tries). An operation
- *       thus gives up, as {@link dev.fencedlock.LockUnavailableException}, after about one session
- *       timeout when no server answers; by then the session and its locks are gone anyway.
+ *       backoff retry policy (100 ms base, 2 retries, at most 1 s between tries), for Curator's own
+ *       operations (the background deletion of a lock node whose release failed). Acquisitions,
+ *       lease checks and releases do not use them: an acquisition ends within its wait plus one
+ *       {@code fencedlock.zookeeper.operation-timeout} (default 1 s), as {@link
+ *       dev.fencedlock.LockUnavailableException} when no server answers in time.
  * </ul>
  *
  * <p>The client is started without waiting for a connection: an unreachable ensemble shows up as
@@ -57,9 +59,8 @@ public final class ZooKeeperProviderFactory implements LockProviderFactory {
     }
 
     /**
-     * @throws IllegalArgumentException if {@code fencedlock.zookeeper.connect} is missing or
-     *     malformed, the base path is not a usable znode path, or the session timeout does not fit
-     *     in an int of milliseconds
+     * @throws IllegalArgumentException if {@code fencedlock.zookeeper.connect} is missing, or any
+     *     value is rejected by {@link ZooKeeperSettings#from}
      */
     @Override
     public LockProvider create(LockConfig config, LeaseRuntime runtime) {
@@ -72,7 +73,7 @@ public final class ZooKeeperProviderFactory implements LockProviderFactory {
                 .build();
         curator.start();
         try {
-            return new ZooKeeperLockProvider(curator, true, settings.basePath(), runtime);
+            return new ZooKeeperLockProvider(curator, true, settings, runtime);
         } catch (RuntimeException e) {
             curator.close();
             throw e;

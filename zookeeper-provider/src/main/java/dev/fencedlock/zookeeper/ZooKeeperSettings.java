@@ -19,7 +19,25 @@ import org.apache.zookeeper.common.PathUtils;
  *   <tr><td>{@code fencedlock.zookeeper.connect}</td><td>connect string {@code host:port[,host:port...][/chroot]}</td><td>required (unless the client is built on an application's Curator, see {@link ZooKeeperLocks})</td></tr>
  *   <tr><td>{@code fencedlock.zookeeper.base-path}</td><td>root znode for locks</td><td>{@code /fencedlock}</td></tr>
  *   <tr><td>{@code fencedlock.zookeeper.session-timeout}</td><td>Curator session timeout</td><td>15s</td></tr>
+ *   <tr><td>{@code fencedlock.zookeeper.operation-timeout}</td><td>the per-attempt bound of an acquisition: how long one
+ *       request of an acquisition (or its wait for a connection) may run past the caller's wait</td><td>1s</td></tr>
+ *   <tr><td>{@code fencedlock.zookeeper.token-retention}</td><td>how long the token node of a lock name that nobody
+ *       uses is kept</td><td>1d</td></tr>
  * </table>
+ *
+ * <p><b>Operation timeout.</b> Every acquisition returns or throws within its {@code wait} plus one
+ * operation timeout, whatever the ensemble does (silent, refusing connections, answering late,
+ * reconnecting): each request it sends, and its wait for a connection, ends at the earlier of
+ * {@code operation-timeout} from its start and {@code wait + operation-timeout} from the call, and
+ * Curator's retry policy is not used. So with the default a {@code tryAcquire(Duration.ZERO)} on a
+ * silent ensemble ends within about 1 s, a {@code tryAcquire(500 ms)} within 1.5 s. It must be
+ * below the session timeout: a request that waits as long as the session lasts has already lost
+ * what it asked for.
+ *
+ * <p><b>Token retention.</b> The token node of a lock name ({@link ZooKeeperLocks#tokenPath}) is
+ * deleted once the last token it issued is older than this, by the wall clock of the client that
+ * sweeps; the next grant of the name then gets a token from the clock alone, still above every
+ * earlier one (see {@link LockTokens} for the argument and its clock assumption). At least 1 minute.
  *
  * <p>Immutable and thread-safe.
  */
@@ -27,20 +45,41 @@ public final class ZooKeeperSettings {
     public static final String CONNECT = "fencedlock.zookeeper.connect";
     public static final String BASE_PATH = "fencedlock.zookeeper.base-path";
     public static final String SESSION_TIMEOUT = "fencedlock.zookeeper.session-timeout";
+    public static final String OPERATION_TIMEOUT = "fencedlock.zookeeper.operation-timeout";
+    public static final String TOKEN_RETENTION = "fencedlock.zookeeper.token-retention";
 
     /** Every key of the backend. */
-    public static final Set<String> KEYS = Set.of(CONNECT, BASE_PATH, SESSION_TIMEOUT);
+    public static final Set<String> KEYS =
+            Set.of(CONNECT, BASE_PATH, SESSION_TIMEOUT, OPERATION_TIMEOUT, TOKEN_RETENTION);
 
     static final String DEFAULT_BASE_PATH = "/fencedlock";
+    static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(15);
+    static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(1);
+    static final Duration DEFAULT_TOKEN_RETENTION = Duration.ofDays(1);
+
+    /**
+     * The shortest token retention accepted: well above any clock step NTP corrects by slewing, so
+     * that the retention, not the clocks, decides when a token node goes.
+     */
+    static final Duration MIN_TOKEN_RETENTION = Duration.ofMinutes(1);
 
     private final String connect;
     private final String basePath;
     private final Duration sessionTimeout;
+    private final Duration operationTimeout;
+    private final Duration tokenRetention;
 
-    private ZooKeeperSettings(String connect, String basePath, Duration sessionTimeout) {
+    private ZooKeeperSettings(
+            String connect,
+            String basePath,
+            Duration sessionTimeout,
+            Duration operationTimeout,
+            Duration tokenRetention) {
         this.connect = connect;
         this.basePath = basePath;
         this.sessionTimeout = sessionTimeout;
+        this.operationTimeout = operationTimeout;
+        this.tokenRetention = tokenRetention;
     }
 
     /**
@@ -48,17 +87,46 @@ public final class ZooKeeperSettings {
      *
      * @throws IllegalArgumentException naming the key and the value for a malformed connect string
      *     (including a chroot that is not at its end), a base path that is not a usable znode path,
-     *     or a session timeout that is not positive or does not fit in an int of milliseconds
+     *     a session timeout that is not positive or does not fit in an int of milliseconds, an
+     *     operation timeout that is not positive, below 1 ms or not below the session timeout, or
+     *     a token retention below {@link #MIN_TOKEN_RETENTION}
      */
     public static ZooKeeperSettings from(BackendSettings settings) {
+        Duration sessionTimeout = settings.positiveDuration(SESSION_TIMEOUT)
+                .map(ZooKeeperSettings::requireIntMillis)
+                .orElse(DEFAULT_SESSION_TIMEOUT);
         return new ZooKeeperSettings(
                 settings.get(CONNECT)
                         .map(ZooKeeperSettings::requireValidConnect)
                         .orElse(null),
                 requireValidBasePath(settings.get(BASE_PATH).orElse(DEFAULT_BASE_PATH)),
-                settings.positiveDuration(SESSION_TIMEOUT)
-                        .map(ZooKeeperSettings::requireIntMillis)
-                        .orElse(Duration.ofSeconds(15)));
+                sessionTimeout,
+                settings.positiveDuration(OPERATION_TIMEOUT)
+                        .map(timeout -> requireBelowSession(timeout, sessionTimeout))
+                        .orElseGet(() -> requireBelowSession(DEFAULT_OPERATION_TIMEOUT, sessionTimeout)),
+                settings.positiveDuration(TOKEN_RETENTION)
+                        .map(ZooKeeperSettings::requireRetention)
+                        .orElse(DEFAULT_TOKEN_RETENTION));
+    }
+
+    private static Duration requireBelowSession(Duration operationTimeout, Duration sessionTimeout) {
+        if (operationTimeout.toMillis() < 1) {
+            throw new IllegalArgumentException(OPERATION_TIMEOUT + " must be at least 1ms, got " + operationTimeout);
+        }
+        if (operationTimeout.compareTo(sessionTimeout) >= 0) {
+            throw new IllegalArgumentException(OPERATION_TIMEOUT + " must be below " + SESSION_TIMEOUT + " ("
+                    + sessionTimeout + "): a request that waits as long as the session lasts has lost the lock it"
+                    + " asked for; got " + operationTimeout);
+        }
+        return operationTimeout;
+    }
+
+    private static Duration requireRetention(Duration retention) {
+        if (retention.compareTo(MIN_TOKEN_RETENTION) < 0) {
+            throw new IllegalArgumentException(TOKEN_RETENTION + " must be at least " + MIN_TOKEN_RETENTION
+                    + " so that the retention, not clock steps, decides when a token node goes; got " + retention);
+        }
+        return retention;
     }
 
     private static String requireValidConnect(String connect) {
@@ -128,9 +196,25 @@ public final class ZooKeeperSettings {
         return sessionTimeout;
     }
 
+    /**
+     * The per-attempt bound of an acquisition (see the class description). Default 1s; always at
+     * least 1 ms and below {@link #sessionTimeout()}.
+     */
+    public Duration operationTimeout() {
+        return operationTimeout;
+    }
+
+    /**
+     * How long the token node of an unused lock name is kept (see the class description). Default
+     * 1 day; at least {@link #MIN_TOKEN_RETENTION}.
+     */
+    public Duration tokenRetention() {
+        return tokenRetention;
+    }
+
     @Override
     public String toString() {
         return "ZooKeeperSettings{connect=" + connect + ", basePath=" + basePath + ", sessionTimeout=" + sessionTimeout
-                + "}";
+                + ", operationTimeout=" + operationTimeout + ", tokenRetention=" + tokenRetention + "}";
     }
 }

@@ -69,8 +69,7 @@ class FrozenClockIT {
                     ZooKeeperLockProvider provider = new ZooKeeperLockProvider(
                             curator,
                             true,
-                            ZooKeeperSettings.from(config.settings(ZooKeeperProviderFactory.BACKEND))
-                                    .basePath(),
+                            ZooKeeperSettings.from(config.settings(ZooKeeperProviderFactory.BACKEND)),
                             runtime,
                             frozenWatch);
                     TestClient other = ZooKeeperTestSupport.client(config)) {

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 
 class TokenHintsTest {
-    private static final LockTokens.Record RECORD = new LockTokens.Record(true, 42, 7);
+    private static final LockTokens.Record RECORD = new LockTokens.Record(true, 42, 7, 3);
 
     @Test
     void remembersAndForgets() {

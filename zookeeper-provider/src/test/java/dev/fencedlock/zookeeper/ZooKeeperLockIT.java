@@ -98,10 +98,14 @@ class ZooKeeperLockIT {
                 byte[] data = observer.getData()
                         .storingStatIn(tokenStat)
                         .forPath(holder.lock(lockName).tokenPath());
+                String[] fields = new String(data, StandardCharsets.US_ASCII).split(" ");
+                assertThat(fields)
+                        .as("the data is the previous token and the czxid of the token node written")
+                        .hasSize(2);
+                assertThat(Long.parseLong(fields[1])).isEqualTo(tokenStat.getCzxid());
                 assertThat(lease.token())
                         .as("the token is next(data, mtime) of the token node")
-                        .isEqualTo(TokenOrder.next(
-                                Long.parseLong(new String(data, StandardCharsets.US_ASCII)), tokenStat.getMtime()));
+                        .isEqualTo(TokenOrder.next(Long.parseLong(fields[0]), tokenStat.getMtime()));
                 assertThat(lease.token())
                         .as("the server's clock, which is this machine's, is in the high bits")
                         .isBetween(TokenOrder.floor(before), TokenOrder.floor(after + 1) - 1);

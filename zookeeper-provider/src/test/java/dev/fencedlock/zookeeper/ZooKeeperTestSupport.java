@@ -63,7 +63,7 @@ final class ZooKeeperTestSupport {
         curator.start();
         ZooKeeperLockProvider[] provider = new ZooKeeperLockProvider[1];
         LockClient client = LockClients.create(config, runtime -> {
-            provider[0] = new ZooKeeperLockProvider(curator, true, settings.basePath(), runtime, watch);
+            provider[0] = new ZooKeeperLockProvider(curator, true, settings, runtime, watch);
             return provider[0];
         });
         return new TestClient(client, provider[0]);

@@ -243,6 +243,7 @@ class ZooKeeperTokensIT {
     private static long lastIssued(CuratorFramework observer, String tokenPath) throws Exception {
         org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
         byte[] data = observer.getData().storingStatIn(stat).forPath(tokenPath);
-        return TokenOrder.next(Long.parseLong(new String(data, StandardCharsets.US_ASCII)), stat.getMtime());
+        String previous = new String(data, StandardCharsets.US_ASCII).split(" ")[0];
+        return TokenOrder.next(Long.parseLong(previous), stat.getMtime());
     }
 }
