@@ -124,15 +124,19 @@ final class RedlockLock extends AbstractFencedLock {
     private final byte[][] lockKey;
     private final byte[][] tokenKey;
     private final byte[][] lockAndTokenKeys;
+    private final byte[][] releaseKeys;
     private final byte[] channel;
 
     RedlockLock(String name, LeaseRuntime runtime, RedlockProvider provider) {
         super(name, runtime);
         this.provider = provider;
-        this.lockKey = new byte[][] {bytes(RedlockKeys.lockKey(name))};
-        this.tokenKey = new byte[][] {bytes(RedlockKeys.tokenKey(name))};
-        this.lockAndTokenKeys = new byte[][] {lockKey[0], tokenKey[0], bytes(RedlockKeys.LONGEST_LEASE)};
-        this.channel = bytes(RedlockKeys.releaseChannel(name));
+        RedlockKeys keys = provider.keys();
+        byte[][] records = provider.recordKeys();
+        this.lockKey = new byte[][] {bytes(keys.lock(name))};
+        this.tokenKey = new byte[][] {bytes(keys.token(name))};
+        this.lockAndTokenKeys = new byte[][] {lockKey[0], tokenKey[0], records[0], records[1]};
+        this.releaseKeys = new byte[][] {lockKey[0], records[0], records[1]};
+        this.channel = bytes(keys.released(name));
     }
 
     @Override
@@ -206,7 +210,9 @@ final class RedlockLock extends AbstractFencedLock {
                 bytes(Long.toString(proposal)),
                 retention,
                 ceiling);
-        Votes votes = tallyAcquire(replies, start, clock.nanoTime());
+        long answered = clock.nanoTime();
+        boolean[] granted = new boolean[replies.length];
+        Votes votes = tallyAcquire(replies, start, answered, granted);
 
         if (votes.hasQuorum()) {
             long token = proposal;
@@ -219,6 +225,11 @@ final class RedlockLock extends AbstractFencedLock {
             long validity = Validity.remainingNanos(ttlNanos, elapsed, provider.driftFactor());
             if (installed && validity > 0) {
                 provider.tokens().observe(token);
+                for (int i = 0; i < granted.length; i++) {
+                    if (granted[i]) {
+                        provider.quarantine().wrote(i, answered, ttlNanos);
+                    }
+                }
                 long validUntil = start + elapsed + validity;
                 return new Attempt(new RedlockLease(token, request, validUntil, value), votes);
             }
@@ -231,12 +242,13 @@ final class RedlockLock extends AbstractFencedLock {
         return new Attempt(null, votes);
     }
 
-    private Votes tallyAcquire(NodeReply[] replies, long attemptStart, long now) {
+    /** Counts the replies; {@code granted[i]} is set where node {@code i}'s counting reply was a grant. */
+    private Votes tallyAcquire(NodeReply[] replies, long attemptStart, long now, boolean[] granted) {
         Votes votes = new Votes(replies.length);
-        // first what every answering node knows of the longest lease: it sizes the quarantine by
+        // first what every answering node reports of its live leases: it sizes the quarantine by
         // which this very round's nodes are judged
-        for (NodeReply reply : replies) {
-            hearLongestLease(reply);
+        for (int i = 0; i < replies.length; i++) {
+            hearLiveLeases(i, replies[i], now);
         }
         for (int i = 0; i < replies.length; i++) {
             NodeReply reply = replies[i];
@@ -258,6 +270,7 @@ final class RedlockLock extends AbstractFencedLock {
                     long counter = Long.parseLong(new String((byte[]) result.get(1), StandardCharsets.US_ASCII));
                     provider.tokens().observe(counter);
                     votes.granted(outcome == 1, counter);
+                    granted[i] = true;
                 } else {
                     // only what acquire.lua returns is a vote; anything else did not come from it
                     throw new IllegalStateException("outcome " + outcome + " is none of 0, 1, 2");
@@ -292,7 +305,12 @@ final class RedlockLock extends AbstractFencedLock {
 
     /** Compare-and-delete on every node; {@code announce} publishes the release to waiters. */
     private NodeReply[] releaseAll(byte[] value, boolean announce) {
-        return callAll(Script.RELEASE, lockKey, value, announce ? channel : new byte[0]);
+        NodeReply[] replies = callAll(Script.RELEASE, releaseKeys, value, announce ? channel : new byte[0]);
+        long now = runtime().clock().nanoTime();
+        for (int i = 0; i < replies.length; i++) {
+            hearLiveLeases(i, replies[i], now);
+        }
+        return replies;
     }
 
     /** Sends to every node first, then collects every reply: the nodes work in parallel. */
@@ -310,26 +328,24 @@ final class RedlockLock extends AbstractFencedLock {
     }
 
     private RuntimeException exclusion(int node, NodeReply reply, long attemptStart, long now) {
-        return provider.health()
-                .get(node)
-                .exclusion(
-                        reply.instance(),
-                        attemptStart,
-                        now,
-                        provider.quarantine().nanosFor(reply.instance()));
+        return provider.health().get(node).exclusion(reply.instance(), attemptStart, now, provider.quarantine());
     }
 
-    private void hearLongestLease(NodeReply reply) {
+    /**
+     * Takes in what an acquire or release reply reports of the node's live leases (its third and
+     * fourth elements: the longest-lived one's remaining time and the longest lease time, in ms).
+     */
+    private void hearLiveLeases(int node, NodeReply reply, long now) {
         if (!reply.ok()) {
             return;
         }
         try {
             List<?> result = reply.array();
-            if (result.size() > 2 && result.get(2) instanceof byte[] longest) {
-                provider.quarantine().hearLongestLease(Long.parseLong(new String(longest, StandardCharsets.US_ASCII)));
+            if (result.size() > 3 && result.get(2) instanceof Long remaining && result.get(3) instanceof Long longest) {
+                provider.quarantine().hear(node, reply.instance().runId(), now, remaining, longest);
             }
         } catch (RuntimeException e) {
-            // not an acquire reply: the tally reports it
+            // not a reply of these scripts: the tally reports it
         }
     }
 
@@ -342,7 +358,8 @@ final class RedlockLock extends AbstractFencedLock {
     }
 
     private long counterRetentionMillis(long ttlMillis) {
-        long quarantineMillis = provider.quarantine().nanos() / 1_000_000L;
+        long quarantineMillis =
+                provider.quarantine().outstandingNanos(runtime().clock().nanoTime()) / 1_000_000L;
         long longest = Math.max(quarantineMillis, ttlMillis);
         return Math.max(MIN_COUNTER_RETENTION_MILLIS, longest > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : 2 * longest);
     }
@@ -428,7 +445,11 @@ final class RedlockLock extends AbstractFencedLock {
             List<RedisNode> nodes = provider.nodes();
             CompletableFuture<?>[] replies = new CompletableFuture<?>[nodes.size()];
             for (int i = 0; i < replies.length; i++) {
-                replies[i] = nodes.get(i).submit(Script.RELEASE, lockKey, args);
+                int node = i;
+                replies[i] = nodes.get(i)
+                        .submit(Script.RELEASE, releaseKeys, args)
+                        .thenAccept(reply ->
+                                hearLiveLeases(node, reply, runtime().clock().nanoTime()));
             }
             return CompletableFuture.allOf(replies)
                     .thenRun(() -> provider.handoff().released(lockName()));
@@ -478,6 +499,7 @@ final class RedlockLock extends AbstractFencedLock {
         private final long start;
         private final long validUntil;
         private final long validity;
+        private final long ttlNanos;
         private final int nodes;
         private final int quorum;
         private final List<NodeFailure> failures = new ArrayList<>();
@@ -491,6 +513,7 @@ final class RedlockLock extends AbstractFencedLock {
             this.start = runtime().clock().nanoTime();
             this.validUntil = start + lease.remaining().toNanos();
             this.validity = ttlNanos - Validity.driftNanos(ttlNanos, provider.driftFactor());
+            this.ttlNanos = ttlNanos;
             this.nodes = provider.nodes().size();
             this.quorum = Votes.quorum(nodes);
         }
@@ -510,6 +533,7 @@ final class RedlockLock extends AbstractFencedLock {
                 quarantined++;
             } else if (integerOrZero(reply) == 1) {
                 extended++;
+                provider.quarantine().wrote(node, now, ttlNanos);
             } else {
                 notHeld++;
             }
