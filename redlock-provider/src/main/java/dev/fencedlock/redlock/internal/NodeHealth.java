@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
 final class NodeHealth {
     private static final Logger log = LoggerFactory.getLogger(NodeHealth.class);
 
+    private final int index;
     private final String node;
     private volatile Trusted current;
     private volatile long lastAnsweredNanos;
@@ -36,7 +37,12 @@ final class NodeHealth {
     /** The run_id of the last incarnation whose quarantine was logged: one warning per incarnation. */
     private volatile String warnedRunId;
 
-    NodeHealth(String node) {
+    /**
+     * @param index the node's place in the node list, as the {@link Quarantine} numbers nodes
+     * @param node the node's name for messages
+     */
+    NodeHealth(int index, String node) {
+        this.index = index;
         this.node = node;
     }
 
@@ -72,7 +78,7 @@ final class NodeHealth {
             return null;
         }
         long age = attemptStartNanos - trusted.startedAtNanos();
-        long quarantineNanos = quarantine.nanosAfterStart(trusted.startedAtNanos(), nowNanos);
+        long quarantineNanos = quarantine.nanosAfterStart(index, instance, trusted.startedAtNanos(), nowNanos);
         if (age >= quarantineNanos) {
             return null;
         }

@@ -48,9 +48,13 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <p>A node that persists every write before answering needs none of this when {@code
  * fencedlock.redlock.persistent-nodes} is set ({@link #none}).
  *
- * <p>Thread-safe. Readings are replaced by later ones (by this client's clock); two replies read
- * microseconds apart on two threads may be taken in the other order, which loses at most one of
- * them until the next reading.
+ * <p>A node's report about itself does not count toward its own quarantine: its current
+ * incarnation holds those leases. What its earlier incarnations reported does (for one node, N=1,
+ * that is all there is to know), and so does what every other node reports.
+ *
+ * <p>Thread-safe. Readings of one incarnation are ordered by the node's clock. An extension of
+ * this client's is added to the node's reading when it succeeds; a reading the node took just
+ * before that extension but handled after it replaces it until the next reading.
  */
 final class Quarantine {
     private static final long NONE = Long.MIN_VALUE;
@@ -65,38 +69,41 @@ final class Quarantine {
     /**
      * What this client last learned of the leases live on one node, as local monotonic instants:
      * {@code until} the end of the longest-lived one ({@link #NONE} if none), {@code longest} the
-     * longest lease time among them; {@code inheritedUntil} and {@code inheritedLongest} the same
-     * of the node's earlier incarnations, kept until they run out.
+     * longest lease time among them, {@code nodeMicros} the node's clock in microseconds when it reported them
+     * (orders the readings of one incarnation); {@code inheritedUntil} and {@code inheritedLongest}
+     * the same of the node's earlier incarnations, kept until they run out.
      */
     private record Reading(
-            String runId, long readAt, long until, long longest, long inheritedUntil, long inheritedLongest) {
-        static final Reading EMPTY = new Reading("", NONE, NONE, 0, NONE, 0);
+            String runId, long nodeMicros, long until, long longest, long inheritedUntil, long inheritedLongest) {
+        static final Reading EMPTY = new Reading("", Long.MIN_VALUE, NONE, 0, NONE, 0);
 
-        Reading replacedBy(String newRunId, long at, long newUntil, long newLongest, long now) {
+        Reading replacedBy(String newRunId, long newNodeMicros, long newUntil, long newLongest, long now) {
             if (!runId.isEmpty() && !runId.equals(newRunId)) {
-                // a new incarnation forgot what the old one held: keep it until it has run out
-                boolean live = until != NONE && until - now > 0;
-                boolean older = inheritedUntil != NONE && inheritedUntil - now > 0;
-                long keptUntil =
-                        live && older ? Math.max(until, inheritedUntil) : live ? until : older ? inheritedUntil : NONE;
-                long keptLongest = Math.max(live ? longest : 0, older ? inheritedLongest : 0);
-                return new Reading(newRunId, at, newUntil, newLongest, keptUntil, keptLongest);
+                // a new incarnation forgot what the old one held: keep that until it has run out
+                long keptUntil = later(live(until, now), live(inheritedUntil, now));
+                long keptLongest = Math.max(
+                        live(until, now) != NONE ? longest : 0,
+                        live(inheritedUntil, now) != NONE ? inheritedLongest : 0);
+                return new Reading(newRunId, newNodeMicros, newUntil, newLongest, keptUntil, keptLongest);
             }
-            if (readAt != NONE && at - readAt < 0) {
-                return this; // an older reading than the one held
+            if (newNodeMicros <= nodeMicros) {
+                return this; // taken on the node before (or in the same microsecond as) the reading held
             }
-            return new Reading(newRunId, at, newUntil, newLongest, inheritedUntil, inheritedLongest);
+            return new Reading(newRunId, newNodeMicros, newUntil, newLongest, inheritedUntil, inheritedLongest);
         }
 
         Reading with(long end, long length) {
             return new Reading(
-                    runId,
-                    readAt,
-                    until == NONE ? end : Math.max(until, end),
-                    Math.max(longest, length),
-                    inheritedUntil,
-                    inheritedLongest);
+                    runId, nodeMicros, later(until, end), Math.max(longest, length), inheritedUntil, inheritedLongest);
         }
+    }
+
+    private static long live(long until, long now) {
+        return until != NONE && until - now > 0 ? until : NONE;
+    }
+
+    private static long later(long a, long b) {
+        return a == NONE ? b : b == NONE ? a : Math.max(a, b);
     }
 
     /**
@@ -144,15 +151,18 @@ final class Quarantine {
     }
 
     /**
-     * Takes in node {@code node}'s report of its live leases, read at {@code readAt}.
+     * Takes in node {@code node}'s report of its live leases, received at {@code readAt}. A report
+     * the node made before the one held (by its own clock, {@code nodeMicros}) is ignored, so replies
+     * handled out of order on different threads never bring back a released lease or drop a grant.
      *
+     * @param runId the incarnation that reported
      * @param remainingMillis how long the longest-lived live lease still runs; 0 if none
      * @param longestMillis the longest lease time among the live leases
      */
-    void hear(int node, String runId, long readAt, long remainingMillis, long longestMillis) {
+    void hear(int node, String runId, long nodeMicros, long readAt, long remainingMillis, long longestMillis) {
         long until = remainingMillis > 0 ? readAt + saturatedMillisToNanos(remainingMillis) : NONE;
         long longest = remainingMillis > 0 ? saturatedMillisToNanos(longestMillis) : 0;
-        readings.updateAndGet(node, r -> r.replacedBy(runId, readAt, until, longest, readAt));
+        readings.updateAndGet(node, r -> r.replacedBy(runId, nodeMicros, until, longest, readAt));
     }
 
     /** Node {@code node} granted or extended a lease of this client for {@code ttlNanos} at {@code at}. */
@@ -170,11 +180,11 @@ final class Quarantine {
      * judged with what is known at {@code now}; see the class description. Not meaningful when
      * {@link #none} holds.
      */
-    long nanosAfterStart(long startedAt, long now) {
+    long nanosAfterStart(int node, RedisInstance instance, long startedAt, long now) {
         if (configured != null) {
             return saturatedNanos(configured);
         }
-        long[] outstanding = outstanding(now);
+        long[] outstanding = outstanding(now, node, instance.runId());
         if (outstanding[0] == NONE) {
             return floorNanos;
         }
@@ -190,22 +200,26 @@ final class Quarantine {
         if (configured != null && !configured.isZero()) {
             return saturatedNanos(configured);
         }
-        long[] outstanding = outstanding(now);
+        long[] outstanding = outstanding(now, -1, "");
         return outstanding[0] == NONE ? floorNanos : Math.max(floorNanos, outstanding[0] - now);
     }
 
-    /** {H, L} of the class description over every node's reading, or {NONE, 0} when none is live. */
-    private long[] outstanding(long now) {
+    /**
+     * {H, L} of the class description, or {NONE, 0} when no reading shows a live lease. What node
+     * {@code judged}'s incarnation {@code runId} reports of itself is left out: it holds those leases
+     * and has not forgotten them. What its earlier incarnations held is not.
+     */
+    private long[] outstanding(long now, int judged, String runId) {
         long until = NONE;
         long longest = 0;
         for (int i = 0; i < readings.length(); i++) {
             Reading r = readings.get(i);
-            if (r.until() != NONE && r.until() - now > 0) {
-                until = until == NONE ? r.until() : Math.max(until, r.until());
+            if ((i != judged || !r.runId().equals(runId)) && live(r.until(), now) != NONE) {
+                until = later(until, r.until());
                 longest = Math.max(longest, r.longest());
             }
-            if (r.inheritedUntil() != NONE && r.inheritedUntil() - now > 0) {
-                until = until == NONE ? r.inheritedUntil() : Math.max(until, r.inheritedUntil());
+            if (live(r.inheritedUntil(), now) != NONE) {
+                until = later(until, r.inheritedUntil());
                 longest = Math.max(longest, r.inheritedLongest());
             }
         }

@@ -74,7 +74,7 @@ public final class RedlockProvider implements LockProvider {
         for (RedisNodeAddress address : addresses) {
             jedisNodes.add(new JedisRedisNode(
                     address, config.nodeTimeout(), options.tls(), runtime.clock(), executor, recordKeys()));
-            healths.add(new NodeHealth(address.toString()));
+            healths.add(new NodeHealth(healths.size(), address.toString()));
         }
         this.nodes = List.copyOf(jedisNodes);
         this.health = List.copyOf(healths);

@@ -10,12 +10,13 @@
 -- ARGV[4]  how long the counter is kept after its last use, in milliseconds
 -- ARGV[5]  the ceiling: no real token is above it (the client's clock plus a day, shifted)
 --
--- Returns {0, pttl, remaining, longest}     another value holds the lock (pttl: its time to live in ms)
---         {1, proposal, remaining, longest} the lock is taken and the counter now holds the proposal
---         {2, counter, remaining, longest}  the lock is taken, but the counter already held at least the proposal
+-- Returns {0, pttl, remaining, longest, micros}     another value holds the lock (pttl: its time to live in ms)
+--         {1, proposal, remaining, longest, micros} the lock is taken and the counter now holds the proposal
+--         {2, counter, remaining, longest, micros}  the lock is taken, but the counter already held at least the proposal
 -- where remaining is how long the longest-lived lease live on this node still runs, and longest
 -- the longest lease time among the live leases, both in ms and read before this call's own grant
--- (0 and 0 when none is live). A grant adds the lock to both sets.
+-- (0 and 0 when none is live), and micros the node's clock in microseconds, which orders the
+-- readings. A grant adds the lock to both sets.
 --
 -- A call that finds the lock held by its own value is this acquisition sent again (the client lost
 -- the first reply, not the first run): the lock is its own, so it is a grant. Its counter answer is
@@ -39,9 +40,11 @@ local function corrupt(counter)
 end
 
 -- The node's clock in ms; then drops up to 1000 leases whose expiry has passed from both sets.
+local micros
 local function prune()
   local time = redis.call('TIME')
-  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
+  local now = math.floor(micros / 1000)
   local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 1000)
   if #expired > 0 then
     redis.call('ZREM', KEYS[3], unpack(expired))
@@ -66,12 +69,12 @@ local longest = remaining > 0 and highest(KEYS[4]) or 0
 local function granted(outcome, counter)
   redis.call('ZADD', KEYS[3], string.format('%.0f', now + tonumber(ARGV[2])), KEYS[1])
   redis.call('ZADD', KEYS[4], ARGV[2], KEYS[1])
-  return {outcome, counter, remaining, longest}
+  return {outcome, counter, remaining, longest, micros}
 end
 
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   if redis.call('GET', KEYS[1]) ~= ARGV[1] then
-    return {0, redis.call('PTTL', KEYS[1]), remaining, longest}
+    return {0, redis.call('PTTL', KEYS[1]), remaining, longest, micros}
   end
   local counter = redis.call('GET', KEYS[2])
   if counter and not corrupt(counter) and not below(counter, ARGV[3]) then

@@ -9,9 +9,9 @@
 -- ARGV[2]  the release channel, or an empty string to release silently (a failed attempt
 --          cleaning up must not wake waiters: nothing they wait for has happened)
 --
--- Returns {released, remaining, longest}: released is 1 if released, 0 if the lock is gone or held
--- by another value; remaining and longest describe the node's live leases after this call, as in
--- acquire.lua.
+-- Returns {released, remaining, longest, micros}: released is 1 if released, 0 if the lock is gone or
+-- held by another value; remaining, longest and micros describe the node's live leases after this
+-- call, as in acquire.lua.
 local released = 0
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('DEL', KEYS[1])
@@ -24,7 +24,8 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local now = math.floor(micros / 1000)
 local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 1000)
 if #expired > 0 then
   redis.call('ZREM', KEYS[2], unpack(expired))
@@ -32,7 +33,7 @@ if #expired > 0 then
 end
 local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
 if #last == 0 or tonumber(last[2]) <= now then
-  return {released, 0, 0}
+  return {released, 0, 0, micros}
 end
 local longest = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
-return {released, tonumber(last[2]) - now, #longest == 0 and 0 or tonumber(longest[2])}
+return {released, tonumber(last[2]) - now, #longest == 0 and 0 or tonumber(longest[2]), micros}

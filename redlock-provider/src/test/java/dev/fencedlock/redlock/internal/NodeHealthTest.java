@@ -9,7 +9,7 @@ class NodeHealthTest {
     private static final long S = 1_000_000_000L;
     private static final Quarantine QUARANTINE = configured(30);
 
-    private final NodeHealth health = new NodeHealth("redis://h:1/0");
+    private final NodeHealth health = new NodeHealth(0, "redis://h:1/0");
 
     @Test
     void aNeverSeenNodeCountsOnlyOnceItsUptimeCoversTheQuarantine() {

@@ -27,7 +27,7 @@ class QuarantineTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("extension of lock 'a' of 10m")
                 .hasMessageContaining(RedlockSettings.RESTART_QUARANTINE + " 30s");
-        assertThat(quarantine.nanosAfterStart(0, 0)).isEqualTo(CONFIGURED.toNanos());
+        assertThat(after(quarantine, 0, "a", 0, 0)).isEqualTo(CONFIGURED.toNanos());
         assertThat(quarantine.outstandingNanos(0)).isEqualTo(CONFIGURED.toNanos());
     }
 
@@ -36,8 +36,8 @@ class QuarantineTest {
         Quarantine quarantine = new Quarantine(CONFIGURED, LEASE, true, false, 1);
         quarantine.noteLease(CONFIGURED, "fixed lease of lock 'a'");
         quarantine.noteLease(Duration.ofSeconds(1), "extension of lock 'a'");
-        quarantine.hear(0, "a", 100 * S, TEN_MINUTES_MS, TEN_MINUTES_MS);
-        assertThat(quarantine.nanosAfterStart(101 * S, 101 * S)).isEqualTo(CONFIGURED.toNanos());
+        quarantine.hear(0, "a", 1_000, 100 * S, TEN_MINUTES_MS, TEN_MINUTES_MS);
+        assertThat(after(quarantine, 0, "b", 101 * S, 101 * S)).isEqualTo(CONFIGURED.toNanos());
     }
 
     @Test
@@ -59,27 +59,30 @@ class QuarantineTest {
     @Test
     void withNothingLiveTheQuarantineIsTheLeaseTime() {
         Quarantine quarantine = new Quarantine(null, LEASE, true, false, 3);
-        assertThat(quarantine.nanosAfterStart(100 * S, 100 * S)).isEqualTo(LEASE.toNanos());
-        quarantine.hear(0, "a", 100 * S, 0, 0);
-        assertThat(quarantine.nanosAfterStart(100 * S, 100 * S)).isEqualTo(LEASE.toNanos());
+        assertThat(after(quarantine, 0, "b", 100 * S, 100 * S)).isEqualTo(LEASE.toNanos());
+        quarantine.hear(1, "y", 1, 100 * S, 0, 0);
+        assertThat(after(quarantine, 0, "b", 100 * S, 100 * S)).isEqualTo(LEASE.toNanos());
         assertThat(quarantine.outstandingNanos(100 * S)).isEqualTo(LEASE.toNanos());
     }
 
-    /** Item 12 of issue 26: a ten-minute lease keeps a restarted node out only while it is live. */
+    /** Item 12 of issue 26, one node: a ten-minute lease keeps its restart out only while it is live. */
     @Test
     void aLiveLongLeaseKeepsARestartedNodeOutUntilItEndsAndNoLonger() {
         Quarantine quarantine = new Quarantine(null, LEASE, true, false, 1);
-        // read at 100 s: a ten-minute lease is live and ends at 100 s + 9 min
-        quarantine.hear(0, "a", 100 * S, 540_000, TEN_MINUTES_MS);
+        // incarnation "a" reported at 100 s: a ten-minute lease is live and ends at 100 s + 9 min
+        quarantine.hear(0, "a", 1_000, 100 * S, 540_000, TEN_MINUTES_MS);
+        assertThat(after(quarantine, 0, "a", 0, 100 * S))
+                .as("what a node holds itself does not quarantine it")
+                .isEqualTo(LEASE.toNanos());
         long restart = 160 * S;
-        assertThat(quarantine.nanosAfterStart(restart, restart))
-                .as("out until the lease ends, 8 min after the restart")
+        assertThat(after(quarantine, 0, "b", restart, restart))
+                .as("incarnation b forgot it: out until the lease ends, 8 min after the restart")
                 .isEqualTo(640 * S - restart);
         assertThat(quarantine.outstandingNanos(restart)).isEqualTo(480 * S);
-        // the new incarnation reports nothing live: the old one's lease is kept until it ends
-        quarantine.hear(0, "b", restart + S, 0, 0);
-        assertThat(quarantine.nanosAfterStart(restart, restart + S)).isEqualTo(640 * S - restart);
-        assertThat(quarantine.nanosAfterStart(restart, 641 * S))
+        // b reports nothing live: a's lease is kept until it ends
+        quarantine.hear(0, "b", 1, restart + S, 0, 0);
+        assertThat(after(quarantine, 0, "b", restart, restart + S)).isEqualTo(640 * S - restart);
+        assertThat(after(quarantine, 0, "b", restart, 641 * S))
                 .as("once the lease has ended, the lease time")
                 .isEqualTo(LEASE.toNanos());
     }
@@ -87,40 +90,47 @@ class QuarantineTest {
     @Test
     void aLongLeaseReleasedBeforeTheLastReadingQuarantinesNothing() {
         Quarantine quarantine = new Quarantine(null, LEASE, true, false, 1);
-        quarantine.hear(0, "a", 100 * S, 540_000, TEN_MINUTES_MS);
-        // the release's reply: nothing live any more
-        quarantine.hear(0, "a", 102 * S, 0, 0);
-        assertThat(quarantine.nanosAfterStart(160 * S, 160 * S)).isEqualTo(LEASE.toNanos());
+        quarantine.hear(0, "a", 1_000, 100 * S, 540_000, TEN_MINUTES_MS);
+        quarantine.hear(0, "a", 3_000, 102 * S, 0, 0); // the release's reply
+        assertThat(after(quarantine, 0, "b", 160 * S, 160 * S)).isEqualTo(LEASE.toNanos());
         assertThat(quarantine.outstandingNanos(160 * S)).isEqualTo(LEASE.toNanos());
     }
 
     @Test
-    void leasesWrittenAfterTheRestartDoNotKeepTheNodeOutLongerThanTheLongestLeaseTime() {
+    void anotherNodesLiveLeasesCountOnlyUpToTheLongestLeaseTimeAfterTheRestart() {
         Quarantine quarantine = new Quarantine(null, LEASE, true, false, 3);
         long restart = 100 * S;
-        // steady traffic of 20 s leases: the latest always ends 20 s from now
+        // node 1 reports a steady traffic of 20 s leases: the latest always ends 20 s from now
         for (long now = restart; now < restart + 60 * S; now += S) {
-            quarantine.hear(1, "y", now, 20_000, 20_000);
-            assertThat(quarantine.nanosAfterStart(restart, now)).isLessThanOrEqualTo(20 * S);
+            quarantine.hear(1, "y", now / 1_000_000, now, 20_000, 20_000);
+            assertThat(after(quarantine, 0, "b", restart, now)).isEqualTo(20 * S);
         }
     }
 
     @Test
-    void thisClientsOwnGrantsCountUntilAReadingReplacesThem() {
+    void thisClientsOwnGrantsCountUntilALaterReadingReplacesThem() {
         Quarantine quarantine = new Quarantine(null, LEASE, true, false, 1);
-        quarantine.hear(0, "a", 100 * S, 0, 0);
+        quarantine.hear(0, "a", 1_000, 100 * S, 0, 0);
         quarantine.wrote(0, 100 * S, TEN_MINUTES_MS * 1_000_000L);
-        assertThat(quarantine.nanosAfterStart(130 * S, 130 * S)).isEqualTo(700 * S - 130 * S);
-        quarantine.hear(0, "a", 131 * S, 0, 0);
-        assertThat(quarantine.nanosAfterStart(130 * S, 131 * S)).isEqualTo(LEASE.toNanos());
+        assertThat(after(quarantine, 0, "b", 130 * S, 130 * S)).isEqualTo(700 * S - 130 * S);
+        quarantine.hear(0, "a", 1_000, 131 * S, 0, 0);
+        assertThat(after(quarantine, 0, "b", 130 * S, 131 * S))
+                .as("a report the node made in the same microsecond as the grant may predate it")
+                .isEqualTo(700 * S - 130 * S);
+        quarantine.hear(0, "a", 31_000, 131 * S, 0, 0);
+        assertThat(after(quarantine, 0, "b", 130 * S, 131 * S)).isEqualTo(LEASE.toNanos());
     }
 
     @Test
-    void anOlderReadingDoesNotReplaceANewerOne() {
+    void aReportTheNodeMadeEarlierDoesNotReplaceALaterOne() {
         Quarantine quarantine = new Quarantine(null, LEASE, true, false, 1);
-        quarantine.hear(0, "a", 100 * S, 60_000, 60_000);
-        quarantine.hear(0, "a", 99 * S, 0, 0);
+        quarantine.hear(0, "a", 2_000, 100 * S, 60_000, 60_000);
+        quarantine.hear(0, "a", 1_000, 101 * S, 0, 0);
         assertThat(quarantine.outstandingNanos(100 * S)).isEqualTo(60 * S);
+    }
+
+    private static long after(Quarantine quarantine, int node, String runId, long startedAt, long now) {
+        return quarantine.nanosAfterStart(node, new RedisInstance(runId, startedAt, now), startedAt, now);
     }
 
     @Test
