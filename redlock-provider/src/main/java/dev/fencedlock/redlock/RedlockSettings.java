@@ -38,8 +38,21 @@ public final class RedlockSettings {
     public static final String NODE_TIMEOUT = "fencedlock.redlock.node-timeout";
     public static final String DRIFT_FACTOR = "fencedlock.redlock.drift-factor";
     public static final String RETRY_DELAY = "fencedlock.redlock.retry-delay";
+    /**
+     * How long a restarted node stays out of the quorum: unset (the default) follows the leases that
+     * can still be outstanding, at least {@code fencedlock.lease-time}; a positive duration is that
+     * fixed time and the longest lease allowed; {@code 0s} turns the quarantine off. See {@link
+     * #restartQuarantine()}.
+     */
     public static final String RESTART_QUARANTINE = "fencedlock.redlock.restart-quarantine";
+
     public static final String PERSISTENT_NODES = "fencedlock.redlock.persistent-nodes";
+    /**
+     * Starts every key and channel the backend uses on the nodes ({@link RedlockKeys}). Default
+     * {@value RedlockKeys#DEFAULT_PREFIX}. Non-empty, at most {@value RedlockKeys#MAX_PREFIX_LENGTH}
+     * characters, no whitespace, control characters or braces; else an {@link
+     * IllegalArgumentException} naming this key and the value.
+     */
     public static final String KEY_PREFIX = "fencedlock.redlock.key-prefix";
 
     /** Every key of the backend. */
