@@ -214,8 +214,7 @@ final class RedlockLock extends AbstractFencedLock {
                 retention,
                 ceiling);
         long answered = clock.nanoTime();
-        boolean[] granted = new boolean[replies.length];
-        Votes votes = tallyAcquire(replies, start, answered, granted);
+        Votes votes = tallyAcquire(replies, start, answered);
 
         if (votes.hasQuorum()) {
             long token = proposal;
@@ -228,11 +227,7 @@ final class RedlockLock extends AbstractFencedLock {
             long validity = Validity.remainingNanos(ttlNanos, elapsed, provider.driftFactor());
             if (installed && validity > 0) {
                 provider.tokens().observe(token);
-                for (int i = 0; i < granted.length; i++) {
-                    if (granted[i]) {
-                        provider.quarantine().wrote(i, answered, ttlNanos);
-                    }
-                }
+                noteGrants(replies, answered, ttlNanos);
                 long validUntil = start + elapsed + validity;
                 return new Attempt(new RedlockLease(token, request, validUntil, value), votes);
             }
@@ -245,8 +240,7 @@ final class RedlockLock extends AbstractFencedLock {
         return new Attempt(null, votes);
     }
 
-    /** Counts the replies; {@code granted[i]} is set where node {@code i}'s counting reply was a grant. */
-    private Votes tallyAcquire(NodeReply[] replies, long attemptStart, long now, boolean[] granted) {
+    private Votes tallyAcquire(NodeReply[] replies, long attemptStart, long now) {
         Votes votes = new Votes(replies.length);
         // first what every answering node reports of its live leases: it sizes the quarantine by
         // which this very round's nodes are judged
@@ -273,7 +267,6 @@ final class RedlockLock extends AbstractFencedLock {
                     long counter = Long.parseLong(new String((byte[]) result.get(1), StandardCharsets.US_ASCII));
                     provider.tokens().observe(counter);
                     votes.granted(outcome == 1, counter);
-                    granted[i] = true;
                 } else {
                     // only what acquire.lua returns is a vote; anything else did not come from it
                     throw new IllegalStateException("outcome " + outcome + " is none of 0, 1, 2");
@@ -285,6 +278,26 @@ final class RedlockLock extends AbstractFencedLock {
             }
         }
         return votes;
+    }
+
+    /**
+     * Tells the quarantine which nodes now hold this client's new lease, also those that did not
+     * count (a node in quarantine ran the script too): they hold it until {@code answered + ttl}.
+     */
+    private void noteGrants(NodeReply[] replies, long answered, long ttlNanos) {
+        for (int i = 0; i < replies.length; i++) {
+            if (replies[i].ok() && grant(replies[i])) {
+                provider.quarantine().wrote(i, answered, ttlNanos);
+            }
+        }
+    }
+
+    private static boolean grant(NodeReply reply) {
+        try {
+            return reply.array().get(0) instanceof Long outcome && (outcome == 1 || outcome == 2);
+        } catch (RuntimeException e) {
+            return false; // not an acquire reply: the tally reports it
+        }
     }
 
     /** Step 4's second round: installs {@code token} on a quorum of counting nodes, or fails. */
