@@ -25,15 +25,19 @@ import java.util.Set;
  * </ol>
  *
  * <p>Settings: {@link RedlockSettings} ({@code fencedlock.redlock.nodes} required, {@code
- * node-timeout}, {@code drift-factor}, {@code retry-delay}, {@code restart-quarantine}).
+ * node-timeout}, {@code drift-factor}, {@code retry-delay}, {@code restart-quarantine}, {@code
+ * persistent-nodes}, {@code key-prefix}).
  *
  * <p>The restart quarantine keeps a node that restarted (and may have forgotten its locks) out of
- * the quorum until every lease it could have granted has run out, so it must be at least the longest
- * lease of <i>any</i> client of the nodes. When {@code restart-quarantine} is configured, a lease
- * time, fixed lease or extension longer than it is rejected with an {@link IllegalArgumentException}.
- * When it is not, each client uses the longest lease it has used itself, which is safe only if all
- * clients use the same lease times; the first longer lease is logged as a warning. Configure it to
- * the longest lease any client uses whenever lease times differ.
+ * the quorum until every lease it could have granted has run out. By default each node keeps a
+ * record of the leases live on it (expiry and length, removed on release), every acquisition reads
+ * it, and a restarted node stays out while a lease that may predate its restart is still live, and
+ * at least for the client's {@code fencedlock.lease-time}; a ten-minute lease released long ago
+ * keeps no one out. When {@code restart-quarantine} is configured positive, that fixed time applies
+ * and a lease time, fixed lease or extension longer than it is rejected with an {@link
+ * IllegalArgumentException}; {@code 0s} turns the quarantine off (development, or a deployment that
+ * relies on the fence alone). The rules and what each assumes: {@code
+ * dev.fencedlock.redlock.internal.Quarantine}, and docs/reliability.md.
  *
  * <p>One node
  * gives the single-instance lock of the Redis documentation (no fault tolerance). An even number of

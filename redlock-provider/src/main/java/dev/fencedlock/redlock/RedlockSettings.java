@@ -1,5 +1,6 @@
 package dev.fencedlock.redlock;
 
+import dev.fencedlock.internal.config.DurationFormat;
 import dev.fencedlock.internal.config.Masking;
 import dev.fencedlock.spi.BackendSettings;
 import java.net.InetAddress;
@@ -25,7 +26,8 @@ import java.util.Set;
  *   <tr><td>{@code fencedlock.redlock.node-timeout}</td><td>per-node connect and response timeout</td><td>50ms</td></tr>
  *   <tr><td>{@code fencedlock.redlock.drift-factor}</td><td>clock drift allowance as a fraction of the lease, in [0, 0.5); 2 ms are added</td><td>0.01</td></tr>
  *   <tr><td>{@code fencedlock.redlock.retry-delay}</td><td>mean randomised delay between attempts</td><td>200ms</td></tr>
- *   <tr><td>{@code fencedlock.redlock.restart-quarantine}</td><td>how long a restarted node is kept out of the quorum; set it to the longest lease any client uses (longer leases are then rejected)</td><td>the longest lease this client has used or read from the nodes' record ({@link RedlockKeys#LONGEST_LEASE})</td></tr>
+ *   <tr><td>{@code fencedlock.redlock.restart-quarantine}</td><td>how long a restarted node is kept out of the quorum; set it to the longest lease any client uses (longer leases are then rejected). {@code 0s} turns the quarantine off (development, or deployments that rely on the fence alone: see {@link #restartQuarantine()})</td><td>follows the leases that can still be outstanding: the nodes' record of live leases, at least {@code fencedlock.lease-time}</td></tr>
+ *   <tr><td>{@code fencedlock.redlock.key-prefix}</td><td>starts every key and channel the backend uses on the nodes ({@link RedlockKeys}); applications with different prefixes on one Redis share no lock and no quarantine record. Non-empty, at most 128 characters, no whitespace, control characters or braces</td><td>{@code fencedlock:}</td></tr>
  *   <tr><td>{@code fencedlock.redlock.persistent-nodes}</td><td>{@code true}: a node that says it fsyncs every write to its append-only file ({@code aof_enabled:1}, {@code aof_last_write_status:ok}, {@code loading:0} in {@code INFO persistence}, {@code appendfsync always} from {@code CONFIG GET}) needs no restart quarantine; every other node keeps it</td><td>false</td></tr>
  * </table>
  *
@@ -36,12 +38,26 @@ public final class RedlockSettings {
     public static final String NODE_TIMEOUT = "fencedlock.redlock.node-timeout";
     public static final String DRIFT_FACTOR = "fencedlock.redlock.drift-factor";
     public static final String RETRY_DELAY = "fencedlock.redlock.retry-delay";
+    /**
+     * How long a restarted node stays out of the quorum: unset (the default) follows the leases that
+     * can still be outstanding, at least {@code fencedlock.lease-time}; a positive duration is that
+     * fixed time and the longest lease allowed; {@code 0s} turns the quarantine off. See {@link
+     * #restartQuarantine()}.
+     */
     public static final String RESTART_QUARANTINE = "fencedlock.redlock.restart-quarantine";
+
     public static final String PERSISTENT_NODES = "fencedlock.redlock.persistent-nodes";
+    /**
+     * Starts every key and channel the backend uses on the nodes ({@link RedlockKeys}). Default
+     * {@value RedlockKeys#DEFAULT_PREFIX}. Non-empty, at most {@value RedlockKeys#MAX_PREFIX_LENGTH}
+     * characters, no whitespace, control characters or braces; else an {@link
+     * IllegalArgumentException} naming this key and the value.
+     */
+    public static final String KEY_PREFIX = "fencedlock.redlock.key-prefix";
 
     /** Every key of the backend. */
     public static final Set<String> KEYS =
-            Set.of(NODES, NODE_TIMEOUT, DRIFT_FACTOR, RETRY_DELAY, RESTART_QUARANTINE, PERSISTENT_NODES);
+            Set.of(NODES, NODE_TIMEOUT, DRIFT_FACTOR, RETRY_DELAY, RESTART_QUARANTINE, PERSISTENT_NODES, KEY_PREFIX);
 
     private final List<RedisNodeAddress> nodes;
     private final Duration nodeTimeout;
@@ -49,6 +65,7 @@ public final class RedlockSettings {
     private final Duration retryDelay;
     private final Duration restartQuarantine;
     private final boolean persistentNodes;
+    private final RedlockKeys keys;
 
     private RedlockSettings(
             List<RedisNodeAddress> nodes,
@@ -56,13 +73,15 @@ public final class RedlockSettings {
             double driftFactor,
             Duration retryDelay,
             Duration restartQuarantine,
-            boolean persistentNodes) {
+            boolean persistentNodes,
+            RedlockKeys keys) {
         this.nodes = List.copyOf(nodes);
         this.nodeTimeout = nodeTimeout;
         this.driftFactor = driftFactor;
         this.retryDelay = retryDelay;
         this.restartQuarantine = restartQuarantine;
         this.persistentNodes = persistentNodes;
+        this.keys = keys;
     }
 
     /**
@@ -70,8 +89,9 @@ public final class RedlockSettings {
      * gives an empty {@link #nodes()}.
      *
      * @throws IllegalArgumentException naming the key and the value (passwords masked) for a
-     *     malformed node URI, a node listed twice, a duration that is not positive, or a drift
-     *     factor outside [0, 0.5)
+     *     malformed node URI, a node listed twice, a duration that is not positive (the restart
+     *     quarantine may be zero), a drift factor outside [0, 0.5), or a key prefix that {@link
+     *     RedlockKeys#withPrefix} refuses
      */
     public static RedlockSettings from(BackendSettings settings) {
         return new RedlockSettings(
@@ -81,10 +101,19 @@ public final class RedlockSettings {
                         .map(RedlockSettings::parseDriftFactor)
                         .orElse(0.01),
                 settings.positiveDuration(RETRY_DELAY).orElse(Duration.ofMillis(200)),
-                settings.positiveDuration(RESTART_QUARANTINE).orElse(null),
+                settings.get(RESTART_QUARANTINE)
+                        .map(RedlockSettings::parseQuarantine)
+                        .orElse(null),
                 settings.get(PERSISTENT_NODES)
                         .map(RedlockSettings::parseBoolean)
-                        .orElse(false));
+                        .orElse(false),
+                settings.get(KEY_PREFIX).map(RedlockKeys::withPrefix).orElse(RedlockKeys.defaults()));
+    }
+
+    /** Zero turns the quarantine off; anything else must be positive. */
+    private static Duration parseQuarantine(String value) {
+        Duration quarantine = DurationFormat.parse(RESTART_QUARANTINE, value);
+        return quarantine.isZero() ? Duration.ZERO : DurationFormat.parsePositive(RESTART_QUARANTINE, value);
     }
 
     private static boolean parseBoolean(String value) {
@@ -174,7 +203,15 @@ public final class RedlockSettings {
         return retryDelay;
     }
 
-    /** How long a restarted node stays out of the quorum; empty means this client's longest lease. */
+    /**
+     * How long a restarted node stays out of the quorum ({@value #RESTART_QUARANTINE}). Empty (the
+     * default) means: as long as a lease it may have granted can still be valid, judged from the
+     * nodes' record of live leases and at least {@code fencedlock.lease-time}. A positive value is
+     * that fixed time, and no lease may be longer. Zero turns the quarantine off: a restarted node
+     * votes as soon as it answers, so after a restart without persistence a second client may be
+     * granted a lock whose earlier lease is still valid (the fence refuses the older holder's
+     * writes; unfenced effects may overlap). For development, and for deployments that accept that.
+     */
     public Optional<Duration> restartQuarantine() {
         return Optional.ofNullable(restartQuarantine);
     }
@@ -184,10 +221,16 @@ public final class RedlockSettings {
         return persistentNodes;
     }
 
+    /** The names of the backend's keys on the nodes, under {@value #KEY_PREFIX}. Default {@code fencedlock:}. */
+    public RedlockKeys keys() {
+        return keys;
+    }
+
     @Override
     public String toString() {
         return "RedlockSettings{nodes=" + Masking.maskUriCredentials(nodes.toString()) + ", nodeTimeout="
                 + nodeTimeout + ", driftFactor=" + driftFactor + ", retryDelay=" + retryDelay
-                + ", restartQuarantine=" + restartQuarantine + ", persistentNodes=" + persistentNodes + "}";
+                + ", restartQuarantine=" + restartQuarantine + ", persistentNodes=" + persistentNodes + ", keyPrefix="
+                + keys.prefix() + "}";
     }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.spi.LockProviderFactory;
+import java.util.List;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 
@@ -31,8 +32,31 @@ class RedlockProviderFactoryTest {
     @Test
     void keysOfDifferentKindsNeverCollide() {
         assertThat(RedlockKeys.lockKey("token:x")).isNotEqualTo(RedlockKeys.tokenKey("x"));
-        assertThat(RedlockKeys.lockKey("a")).isEqualTo("fencedlock:lock:a");
-        assertThat(RedlockKeys.tokenKey("a")).isEqualTo("fencedlock:token:a");
-        assertThat(RedlockKeys.releaseChannel("a")).isEqualTo("fencedlock:released:a");
+        assertThat(RedlockKeys.lockKey("a")).isEqualTo("fencedlock:{a}:lock");
+        assertThat(RedlockKeys.tokenKey("a")).isEqualTo("fencedlock:{a}:token");
+        assertThat(RedlockKeys.releaseChannel("a")).isEqualTo("fencedlock:{a}:released");
+        RedlockKeys keys = RedlockKeys.withPrefix("orders:");
+        assertThat(keys.lock("a")).isEqualTo("orders:{a}:lock");
+        assertThat(keys.leaseExpiries()).isEqualTo("orders:lease-expiries");
+        assertThat(keys.leaseLengths()).isEqualTo("orders:lease-lengths");
+        assertThat(keys.lockNameOfReleased(keys.released("a}b:released"))).contains("a}b:released");
+        assertThat(keys.lockNameOfReleased(RedlockKeys.releaseChannel("a"))).isEmpty();
+    }
+
+    /** Redis Cluster hashes only what is between the first '{' and the next '}': one slot per lock. */
+    @Test
+    void theKeysOfOneLockShareTheirHashTag() {
+        for (String name : List.of("a", "x}y", "{a}", "inventory:{sku-1}")) {
+            assertThat(hashTag(RedlockKeys.lockKey(name)))
+                    .as(name)
+                    .isEqualTo(hashTag(RedlockKeys.tokenKey(name)))
+                    .isNotEmpty();
+        }
+    }
+
+    private static String hashTag(String key) {
+        int open = key.indexOf('{');
+        int close = key.indexOf('}', open + 1);
+        return key.substring(open + 1, close);
     }
 }

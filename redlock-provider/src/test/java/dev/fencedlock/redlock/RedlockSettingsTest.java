@@ -71,6 +71,29 @@ class RedlockSettingsTest {
         assertThat(settings.retryDelay()).isEqualTo(Duration.ofMillis(200));
         assertThat(settings.restartQuarantine()).isEmpty();
         assertThat(settings.trustPersistentNodes()).isFalse();
+        assertThat(settings.keys().prefix()).isEqualTo("fencedlock:");
+    }
+
+    @Test
+    void aRestartQuarantineOfZeroTurnsItOff() {
+        RedlockSettings settings =
+                redlock(fromPairs("fencedlock.backend", "redlock", RedlockSettings.RESTART_QUARANTINE, "0s"));
+        assertThat(settings.restartQuarantine()).contains(Duration.ZERO);
+    }
+
+    @Test
+    void theKeyPrefixIsReadAndEveryBadOneIsRejectedNamingTheKey() {
+        RedlockSettings settings =
+                redlock(fromPairs("fencedlock.backend", "redlock", RedlockSettings.KEY_PREFIX, "orders:"));
+        assertThat(settings.keys().lock("x")).isEqualTo("orders:{x}:lock");
+        for (String bad : List.of("", "a\tb", "x".repeat(129), "a\u0000")) {
+            String value = bad.translateEscapes();
+            assertThatThrownBy(() -> RedlockKeys.withPrefix(value))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith(RedlockSettings.KEY_PREFIX + " has '" + value + "'");
+        }
+        assertThat(RedlockKeys.withPrefix("x".repeat(128)).prefix()).hasSize(128);
     }
 
     @Test
@@ -87,7 +110,9 @@ class RedlockSettingsTest {
             value = {
                 "fencedlock.redlock.node-timeout|0ms|fencedlock.redlock.node-timeout must be positive, got 0s",
                 "fencedlock.redlock.retry-delay|0s|fencedlock.redlock.retry-delay must be positive",
-                "fencedlock.redlock.restart-quarantine|0m|fencedlock.redlock.restart-quarantine must be positive",
+                "fencedlock.redlock.restart-quarantine|-1s|fencedlock.redlock.restart-quarantine has '-1s', which is not a duration",
+                "fencedlock.redlock.key-prefix|my app:|fencedlock.redlock.key-prefix has 'my app:': it contains whitespace",
+                "fencedlock.redlock.key-prefix|app{1}:|fencedlock.redlock.key-prefix has 'app{1}:': it contains a brace at index 3",
                 "fencedlock.redlock.restart-quarantine|1000000d|longer than the longest supported duration",
                 "fencedlock.redlock.drift-factor|0.5|fencedlock.redlock.drift-factor must be in [0, 0.5), got 0.5",
                 "fencedlock.redlock.drift-factor|-0.01|fencedlock.redlock.drift-factor must be in [0, 0.5), got -0.01",

@@ -76,9 +76,15 @@ final class JedisRedisNode implements RedisNode {
      *     against the JVM's default trust store
      * @param clock the clock {@link RedisInstance} times are read on
      * @param executor where connections are opened when none is idle
+     * @param recordKeys the node's records of live leases, which batched extensions update
      */
     JedisRedisNode(
-            RedisNodeAddress address, Duration timeout, SslOptions tls, MonotonicClock clock, Executor executor) {
+            RedisNodeAddress address,
+            Duration timeout,
+            SslOptions tls,
+            MonotonicClock clock,
+            Executor executor,
+            byte[][] recordKeys) {
         this.name = address.toString();
         this.timeoutNanos = timeout.toNanos();
         this.nodeTimeout = NodeTimeout.ofNanos(timeoutNanos);
@@ -89,7 +95,12 @@ final class JedisRedisNode implements RedisNode {
         this.sockets = new DefaultJedisSocketFactory(new HostAndPort(address.host(), address.port()), config);
         this.pool = new ConnectionPool(new Factory(name, sockets, config, clock), poolConfig(timeout));
         this.pipeline = new NodePipeline(
-                name, "fencedlock-redlock-pipeline-" + name, this::openProbedConnection, clock, timeoutNanos);
+                name,
+                "fencedlock-redlock-pipeline-" + name,
+                this::openProbedConnection,
+                clock,
+                timeoutNanos,
+                recordKeys);
     }
 
     /** A new connection outside the pool, probed and with the scripts loaded, for the pipeline. */

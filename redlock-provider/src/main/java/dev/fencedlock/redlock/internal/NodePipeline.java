@@ -2,7 +2,6 @@ package dev.fencedlock.redlock.internal;
 
 import dev.fencedlock.redlock.RedlockKeys;
 import dev.fencedlock.spi.MonotonicClock;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -26,8 +25,8 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  *
  * <ul>
  *   <li>Extensions ({@link Script#EXTEND}) of one batch go out together as {@link
- *       Script#EXTEND_MANY} calls of up to {@value #KEYS_PER_CALL} leases each, which also raise the
- *       node's record of the longest lease ({@link RedlockKeys#LONGEST_LEASE}).
+ *       Script#EXTEND_MANY} calls of up to {@value #KEYS_PER_CALL} leases each, which also update the
+ *       node's records of live leases ({@link RedlockKeys#leaseExpiries()}).
  *   <li>The backlog is bounded ({@value #BACKLOG} calls): a call that finds it full fails at once,
  *       like a node that did not answer.
  *   <li>One connection: when it breaks (a timeout or a cut), the calls of the batch fail, and a new
@@ -48,9 +47,9 @@ final class NodePipeline implements AutoCloseable {
     static final int BACKLOG = 65_536;
     static final int BATCH = 8_192;
     static final int KEYS_PER_CALL = 512;
-    private static final byte[] LONGEST_LEASE = RedlockKeys.LONGEST_LEASE.getBytes(StandardCharsets.UTF_8);
 
     private final String name;
+    private final byte[][] recordKeys;
     private final Supplier<NodeConnection> connector;
     private final MonotonicClock clock;
     private final NodeTimeout timeout;
@@ -66,14 +65,18 @@ final class NodePipeline implements AutoCloseable {
     /**
      * @param connector opens, probes and loads the scripts on a new connection, within the node
      *     timeout per step; throws if it cannot
+     * @param recordKeys the node's records of live leases, passed after the lock keys of batched
+     *     extensions
      */
     NodePipeline(
             String name,
             String threadName,
             Supplier<NodeConnection> connector,
             MonotonicClock clock,
-            long timeoutNanos) {
+            long timeoutNanos,
+            byte[][] recordKeys) {
         this.name = name;
+        this.recordKeys = recordKeys;
         this.connector = connector;
         this.clock = clock;
         this.timeout = NodeTimeout.ofNanos(timeoutNanos);
@@ -180,14 +183,14 @@ final class NodePipeline implements AutoCloseable {
     }
 
     /** Groups the batch's extensions into multi-key calls; every other call goes out alone. */
-    private static List<Send> plan(List<Call> batch) {
+    private List<Send> plan(List<Call> batch) {
         List<Send> sends = new ArrayList<>();
         List<Call> extensions = new ArrayList<>();
         for (Call call : batch) {
             if (call.script() == Script.EXTEND && call.keys().length == 1 && call.args().length == 2) {
                 extensions.add(call);
                 if (extensions.size() == KEYS_PER_CALL) {
-                    sends.add(new ManyExtensions(extensions));
+                    sends.add(new ManyExtensions(extensions, recordKeys));
                     extensions = new ArrayList<>();
                 }
             } else {
@@ -195,7 +198,7 @@ final class NodePipeline implements AutoCloseable {
             }
         }
         if (!extensions.isEmpty()) {
-            sends.add(new ManyExtensions(extensions));
+            sends.add(new ManyExtensions(extensions, recordKeys));
         }
         return sends;
     }
@@ -287,16 +290,18 @@ final class NodePipeline implements AutoCloseable {
     }
 
     /** Up to {@value #KEYS_PER_CALL} extensions as one {@code extend-many.lua} call. */
-    private record ManyExtensions(List<Call> calls) implements Send {
+    private record ManyExtensions(List<Call> calls, byte[][] recordKeys) implements Send {
         @Override
         public CommandArguments command() {
             CommandArguments command = new CommandArguments(Protocol.Command.EVALSHA)
                     .add(Script.EXTEND_MANY.sha1())
-                    .add(calls.size() + 1);
+                    .add(calls.size() + recordKeys.length);
             for (Call call : calls) {
                 command.add(call.keys()[0]);
             }
-            command.add(LONGEST_LEASE);
+            for (byte[] key : recordKeys) {
+                command.add(key);
+            }
             for (Call call : calls) {
                 command.add(call.args()[0]).add(call.args()[1]);
             }

@@ -34,11 +34,11 @@ import java.util.concurrent.ThreadLocalRandom;
  *       ran a resent call twice: that is a grant too. Each reply is awaited at most one
  *       node timeout after its send, so a hung node costs one node timeout, not one per node.
  *   <li>Count a reply only from a node whose current incarnation had been up for the restart
- *       quarantine when the attempt began ({@link NodeHealth}). Unless configured, the quarantine is
- *       the longest lease this client used or heard of: every acquire raises each answering node's
- *       record of the longest lease ({@link RedlockKeys#LONGEST_LEASE}) and returns it, and the
- *       records of all this round's answers are taken in before any node is judged ({@link
- *       Quarantine}).
+ *       quarantine when the attempt began ({@link NodeHealth}). Unless configured, the quarantine
+ *       follows the leases that may still be outstanding: every acquire returns what the node's
+ *       record of live leases ({@link RedlockKeys#leaseExpiries()}) held before the call's own
+ *       grant, and the records of all this round's answers are taken in before any node is judged
+ *       ({@link Quarantine}).
  *   <li>The lock is won on a quorum ({@code N/2+1}) of counting grants. The token is {@code p} if a
  *       quorum of counting nodes took it; otherwise {@code t = max(p, highest counter returned) + 1}
  *       is written back with {@code raise-token.lua} (raise only, never lower) to all nodes, and the
@@ -47,7 +47,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *   <li>The grant is valid for {@code ttl - elapsed - (ttl * driftFactor + 2 ms)} after the last
  *       reply it needed, elapsed measured from the attempt's start; it is used only if that is
  *       positive.
- *   <li>Otherwise release on all nodes (silently: nothing was held that anyone waits for), and wait a
+ *   <li>Otherwise release on all nodes (silently: nothing was held that anyone waits for; awaited
+ *       on the nodes that answered, queued without waiting for those that did not, so a silent node
+ *       costs the attempt one node timeout, not two), and wait a
  *       random delay (uniform in [delay/2, 3·delay/2]) before the next attempt, until the wait is spent.
  *       A release of the lock cuts the delay short ({@link Handoff}): at once for a release in this
  *       client, after a short random delay (under 10 ms) for a release announced by another client.
@@ -102,16 +104,17 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>The assumptions: (a) every client's wall clock is within ε of true time with {@code 2ε + 1 ms}
  * at most the restart quarantine (NTP-synchronised hosts and lease-length quarantines meet this by
- * orders of magnitude); (b) fewer than 65,536 proposals per lock name per millisecond, so the low 16
+ * orders of magnitude; with the quarantine off, {@code restart-quarantine=0s}, the time a node
+ * stays down and restarting takes its place, which a real restart exceeds as far); (b) fewer than 65,536 proposals per lock name per millisecond, so the low 16
  * bits never carry into the clock part; (c) nothing deletes counters behind a running node's back
  * ({@code FLUSHALL} on a live node is data loss the client cannot see; tokens then rest on the clock
  * alone); (d) a node's {@code uptime_in_seconds} does not run ahead of its true uptime (Redis derives
  * it from the wall clock; a client that saw the previous incarnation does not depend on it). The
  * lock's own safety rests on the usual Redlock assumptions (bounded clock-rate drift, the
- * quarantine covering the longest lease of any client). A configured quarantine enforces that for
- * this client: a longer lease or extension is refused with an {@link IllegalArgumentException}. The
- * default quarantine, this client's longest lease, cannot know other clients' leases ({@link
- * Quarantine}).
+ * quarantine covering every lease a restarted node may have granted). A configured quarantine
+ * enforces that for this client: a longer lease or extension is refused with an {@link
+ * IllegalArgumentException}. The default, which follows the nodes' records of live leases, rests
+ * on what this client last read of them ({@link Quarantine}).
  *
  * <p>Thread-safe; one instance may be shared by any number of threads.
  */
@@ -124,15 +127,19 @@ final class RedlockLock extends AbstractFencedLock {
     private final byte[][] lockKey;
     private final byte[][] tokenKey;
     private final byte[][] lockAndTokenKeys;
+    private final byte[][] releaseKeys;
     private final byte[] channel;
 
     RedlockLock(String name, LeaseRuntime runtime, RedlockProvider provider) {
         super(name, runtime);
         this.provider = provider;
-        this.lockKey = new byte[][] {bytes(RedlockKeys.lockKey(name))};
-        this.tokenKey = new byte[][] {bytes(RedlockKeys.tokenKey(name))};
-        this.lockAndTokenKeys = new byte[][] {lockKey[0], tokenKey[0], bytes(RedlockKeys.LONGEST_LEASE)};
-        this.channel = bytes(RedlockKeys.releaseChannel(name));
+        RedlockKeys keys = provider.keys();
+        byte[][] records = provider.recordKeys();
+        this.lockKey = new byte[][] {bytes(keys.lock(name))};
+        this.tokenKey = new byte[][] {bytes(keys.token(name))};
+        this.lockAndTokenKeys = new byte[][] {lockKey[0], tokenKey[0], records[0], records[1]};
+        this.releaseKeys = new byte[][] {lockKey[0], records[0], records[1]};
+        this.channel = bytes(keys.released(name));
     }
 
     @Override
@@ -206,7 +213,8 @@ final class RedlockLock extends AbstractFencedLock {
                 bytes(Long.toString(proposal)),
                 retention,
                 ceiling);
-        Votes votes = tallyAcquire(replies, start, clock.nanoTime());
+        long answered = clock.nanoTime();
+        Votes votes = tallyAcquire(replies, start, answered);
 
         if (votes.hasQuorum()) {
             long token = proposal;
@@ -219,6 +227,7 @@ final class RedlockLock extends AbstractFencedLock {
             long validity = Validity.remainingNanos(ttlNanos, elapsed, provider.driftFactor());
             if (installed && validity > 0) {
                 provider.tokens().observe(token);
+                noteGrants(replies, answered, ttlNanos);
                 long validUntil = start + elapsed + validity;
                 return new Attempt(new RedlockLease(token, request, validUntil, value), votes);
             }
@@ -227,16 +236,16 @@ final class RedlockLock extends AbstractFencedLock {
                         + " ms lease");
             }
         }
-        releaseAll(value, false);
+        releaseFailedAttempt(value, replies);
         return new Attempt(null, votes);
     }
 
     private Votes tallyAcquire(NodeReply[] replies, long attemptStart, long now) {
         Votes votes = new Votes(replies.length);
-        // first what every answering node knows of the longest lease: it sizes the quarantine by
+        // first what every answering node reports of its live leases: it sizes the quarantine by
         // which this very round's nodes are judged
-        for (NodeReply reply : replies) {
-            hearLongestLease(reply);
+        for (int i = 0; i < replies.length; i++) {
+            hearLiveLeases(i, replies[i], now);
         }
         for (int i = 0; i < replies.length; i++) {
             NodeReply reply = replies[i];
@@ -271,6 +280,26 @@ final class RedlockLock extends AbstractFencedLock {
         return votes;
     }
 
+    /**
+     * Tells the quarantine which nodes now hold this client's new lease, also those that did not
+     * count (a node in quarantine ran the script too): they hold it until {@code answered + ttl}.
+     */
+    private void noteGrants(NodeReply[] replies, long answered, long ttlNanos) {
+        for (int i = 0; i < replies.length; i++) {
+            if (replies[i].ok() && grant(replies[i])) {
+                provider.quarantine().wrote(i, answered, ttlNanos);
+            }
+        }
+    }
+
+    private static boolean grant(NodeReply reply) {
+        try {
+            return reply.array().get(0) instanceof Long outcome && (outcome == 1 || outcome == 2);
+        } catch (RuntimeException e) {
+            return false; // not an acquire reply: the tally reports it
+        }
+    }
+
     /** Step 4's second round: installs {@code token} on a quorum of counting nodes, or fails. */
     private boolean writeBack(long token, byte[] retention, byte[] ceiling, long attemptStart, Votes votes) {
         NodeReply[] replies = callAll(Script.RAISE_TOKEN, tokenKey, bytes(Long.toString(token)), retention, ceiling);
@@ -290,9 +319,62 @@ final class RedlockLock extends AbstractFencedLock {
         return true;
     }
 
-    /** Compare-and-delete on every node; {@code announce} publishes the release to waiters. */
-    private NodeReply[] releaseAll(byte[] value, boolean announce) {
-        return callAll(Script.RELEASE, lockKey, value, announce ? channel : new byte[0]);
+    /**
+     * Compare-and-delete on every node's pipeline ({@link RedisNode#submit}); completes when every
+     * node answered or failed, within about two node timeouts. {@code announce} is the channel the
+     * release is published on, or empty for none.
+     */
+    private CompletableFuture<Void> releaseQueued(byte[] value, byte[] announce) {
+        byte[][] args = {value, announce};
+        List<RedisNode> nodes = provider.nodes();
+        CompletableFuture<?>[] replies = new CompletableFuture<?>[nodes.size()];
+        for (int i = 0; i < replies.length; i++) {
+            int node = i;
+            replies[i] = nodes.get(i)
+                    .submit(Script.RELEASE, releaseKeys, args)
+                    .thenAccept(reply ->
+                            hearLiveLeases(node, reply, runtime().clock().nanoTime()));
+        }
+        return CompletableFuture.allOf(replies);
+    }
+
+    /**
+     * Releases what a failed attempt may have taken, silently (nothing anyone waits for was held):
+     * awaited on the nodes that answered the attempt, so that they are free when the call returns;
+     * queued on the pipelines of those that did not (a late {@code SET} may still land there), so
+     * that a silent node costs the attempt one node timeout, not two.
+     */
+    private void releaseFailedAttempt(byte[] value, NodeReply[] attempt) {
+        List<RedisNode> nodes = provider.nodes();
+        byte[][] args = {value, new byte[0]};
+        RedisNode.Pending[] pending = new RedisNode.Pending[nodes.size()];
+        for (int i = 0; i < pending.length; i++) {
+            if (attempt[i].ok()) {
+                pending[i] = nodes.get(i).send(Script.RELEASE, releaseKeys, args);
+            } else {
+                int node = i;
+                nodes.get(i)
+                        .submit(Script.RELEASE, releaseKeys, args)
+                        .thenAccept(reply ->
+                                hearLiveLeases(node, reply, runtime().clock().nanoTime()));
+            }
+        }
+        for (int i = 0; i < pending.length; i++) {
+            if (pending[i] != null) {
+                NodeReply reply = pending[i].await();
+                hearLiveLeases(i, reply, runtime().clock().nanoTime());
+            }
+        }
+    }
+
+    /** Compare-and-delete on every node, announced to waiters, awaited on the caller's thread. */
+    private NodeReply[] releaseAll(byte[] value) {
+        NodeReply[] replies = callAll(Script.RELEASE, releaseKeys, value, channel);
+        long now = runtime().clock().nanoTime();
+        for (int i = 0; i < replies.length; i++) {
+            hearLiveLeases(i, replies[i], now);
+        }
+        return replies;
     }
 
     /** Sends to every node first, then collects every reply: the nodes work in parallel. */
@@ -310,26 +392,28 @@ final class RedlockLock extends AbstractFencedLock {
     }
 
     private RuntimeException exclusion(int node, NodeReply reply, long attemptStart, long now) {
-        return provider.health()
-                .get(node)
-                .exclusion(
-                        reply.instance(),
-                        attemptStart,
-                        now,
-                        provider.quarantine().nanosFor(reply.instance()));
+        return provider.health().get(node).exclusion(reply.instance(), attemptStart, now, provider.quarantine());
     }
 
-    private void hearLongestLease(NodeReply reply) {
+    /**
+     * Takes in what an acquire reply ({@code {outcome, x, remaining, longest, now}}) or a release
+     * reply ({@code {released, remaining, longest, now}}) reports of the node's live leases.
+     */
+    private void hearLiveLeases(int node, NodeReply reply, long now) {
         if (!reply.ok()) {
             return;
         }
         try {
             List<?> result = reply.array();
-            if (result.size() > 2 && result.get(2) instanceof byte[] longest) {
-                provider.quarantine().hearLongestLease(Long.parseLong(new String(longest, StandardCharsets.US_ASCII)));
+            int at = result.size() == 5 ? 2 : 1; // acquire: {outcome, x, remaining, longest, now}
+            if (result.size() >= 4
+                    && result.get(at) instanceof Long remaining
+                    && result.get(at + 1) instanceof Long longest
+                    && result.get(at + 2) instanceof Long nodeMicros) {
+                provider.quarantine().hear(node, reply.instance().runId(), nodeMicros, now, remaining, longest);
             }
         } catch (RuntimeException e) {
-            // not an acquire reply: the tally reports it
+            // not a reply of these scripts: the tally reports it
         }
     }
 
@@ -342,7 +426,8 @@ final class RedlockLock extends AbstractFencedLock {
     }
 
     private long counterRetentionMillis(long ttlMillis) {
-        long quarantineMillis = provider.quarantine().nanos() / 1_000_000L;
+        long quarantineMillis =
+                provider.quarantine().outstandingNanos(runtime().clock().nanoTime()) / 1_000_000L;
         long longest = Math.max(quarantineMillis, ttlMillis);
         return Math.max(MIN_COUNTER_RETENTION_MILLIS, longest > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : 2 * longest);
     }
@@ -424,13 +509,7 @@ final class RedlockLock extends AbstractFencedLock {
         /** The release of a lost lease: queued on every node's pipeline, never awaited on the scheduler. */
         @Override
         protected CompletableFuture<Void> doReleaseAsync() {
-            byte[][] args = {value, channel};
-            List<RedisNode> nodes = provider.nodes();
-            CompletableFuture<?>[] replies = new CompletableFuture<?>[nodes.size()];
-            for (int i = 0; i < replies.length; i++) {
-                replies[i] = nodes.get(i).submit(Script.RELEASE, lockKey, args);
-            }
-            return CompletableFuture.allOf(replies)
+            return releaseQueued(value, channel)
                     .thenRun(() -> provider.handoff().released(lockName()));
         }
 
@@ -438,7 +517,7 @@ final class RedlockLock extends AbstractFencedLock {
         protected void doRelease() {
             MonotonicClock clock = runtime().clock();
             long start = clock.nanoTime();
-            NodeReply[] replies = releaseAll(value, true);
+            NodeReply[] replies = releaseAll(value);
             provider.handoff().released(lockName());
             List<NodeFailure> failures = new ArrayList<>();
             for (int i = 0; i < replies.length; i++) {
@@ -478,6 +557,7 @@ final class RedlockLock extends AbstractFencedLock {
         private final long start;
         private final long validUntil;
         private final long validity;
+        private final long ttlNanos;
         private final int nodes;
         private final int quorum;
         private final List<NodeFailure> failures = new ArrayList<>();
@@ -491,6 +571,7 @@ final class RedlockLock extends AbstractFencedLock {
             this.start = runtime().clock().nanoTime();
             this.validUntil = start + lease.remaining().toNanos();
             this.validity = ttlNanos - Validity.driftNanos(ttlNanos, provider.driftFactor());
+            this.ttlNanos = ttlNanos;
             this.nodes = provider.nodes().size();
             this.quorum = Votes.quorum(nodes);
         }
@@ -510,6 +591,7 @@ final class RedlockLock extends AbstractFencedLock {
                 quarantined++;
             } else if (integerOrZero(reply) == 1) {
                 extended++;
+                provider.quarantine().wrote(node, now, ttlNanos);
             } else {
                 notHeld++;
             }

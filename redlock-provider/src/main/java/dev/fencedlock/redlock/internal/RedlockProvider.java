@@ -4,6 +4,7 @@ import dev.fencedlock.BackendStatus;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.redlock.RedisNodeAddress;
+import dev.fencedlock.redlock.RedlockKeys;
 import dev.fencedlock.redlock.RedlockProviderFactory;
 import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.spi.LeaseRuntime;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -47,6 +49,7 @@ public final class RedlockProvider implements LockProvider {
     private final double driftFactor;
     private final long retryDelayNanos;
     private final Quarantine quarantine;
+    private final RedlockKeys keys;
     private final FencingTokens tokens;
     private final Handoff handoff = new Handoff();
     private final SecureRandom random = new SecureRandom();
@@ -56,19 +59,22 @@ public final class RedlockProvider implements LockProvider {
         this.runtime = runtime;
         this.driftFactor = config.driftFactor();
         this.retryDelayNanos = config.retryDelay().toNanos();
+        List<RedisNodeAddress> addresses = config.nodes();
+        this.keys = config.keys();
         this.quarantine = new Quarantine(
                 config.restartQuarantine().orElse(null),
                 runtime.leaseTime(),
                 options.quarantineCoversLeases(),
-                config.trustPersistentNodes());
+                config.trustPersistentNodes(),
+                addresses.size());
         this.tokens = new FencingTokens(options.wallClockMillis());
-        List<RedisNodeAddress> addresses = config.nodes();
         this.executor = ioExecutor(addresses.size());
         List<JedisRedisNode> jedisNodes = new ArrayList<>();
         List<NodeHealth> healths = new ArrayList<>();
         for (RedisNodeAddress address : addresses) {
-            jedisNodes.add(new JedisRedisNode(address, config.nodeTimeout(), options.tls(), runtime.clock(), executor));
-            healths.add(new NodeHealth(address.toString()));
+            jedisNodes.add(new JedisRedisNode(
+                    address, config.nodeTimeout(), options.tls(), runtime.clock(), executor, recordKeys()));
+            healths.add(new NodeHealth(healths.size(), address.toString()));
         }
         this.nodes = List.copyOf(jedisNodes);
         this.health = List.copyOf(healths);
@@ -77,6 +83,7 @@ public final class RedlockProvider implements LockProvider {
             subscriberConnections.add(node::openDedicatedConnection);
         }
         handoff.listenWith(new ReleaseSubscriber(
+                keys,
                 jedisNodes.stream().map(JedisRedisNode::name).toList(),
                 subscriberConnections,
                 handoff,
@@ -216,7 +223,7 @@ public final class RedlockProvider implements LockProvider {
                     name, BackendStatus.NodeState.FAILING, reply.failure().toString());
         }
         RuntimeException excluded = health.get(index)
-                .exclusion(reply.instance(), start, runtime.clock().nanoTime(), quarantine.nanosFor(reply.instance()));
+                .exclusion(reply.instance(), start, runtime.clock().nanoTime(), quarantine);
         if (excluded == null) {
             return new BackendStatus.Node(name, BackendStatus.NodeState.ANSWERING, "");
         }
@@ -224,6 +231,31 @@ public final class RedlockProvider implements LockProvider {
                 ? BackendStatus.NodeState.EVICTING
                 : BackendStatus.NodeState.QUARANTINED;
         return new BackendStatus.Node(name, state, String.valueOf(excluded.getMessage()));
+    }
+
+    /**
+     * The longest a lease the nodes granted, to any client, may still be valid: a configured
+     * positive {@code restart-quarantine}; otherwise the larger of {@code fencedlock.lease-time} and
+     * the longest-lived lease in the nodes' records of live leases as last read (and this client's
+     * own grants since), the figure the restart quarantine uses ({@link Quarantine}). With the
+     * quarantine off ({@code 0s}) the same figure as when it is unset. Never asks a node.
+     */
+    @Override
+    public Optional<Duration> longestOutstandingLease() {
+        return Optional.of(
+                Duration.ofNanos(quarantine.outstandingNanos(runtime.clock().nanoTime())));
+    }
+
+    /** The keys of the records of live leases, as the scripts take them after a lock key. */
+    byte[][] recordKeys() {
+        return new byte[][] {
+            keys.leaseExpiries().getBytes(StandardCharsets.UTF_8),
+            keys.leaseLengths().getBytes(StandardCharsets.UTF_8)
+        };
+    }
+
+    RedlockKeys keys() {
+        return keys;
     }
 
     List<RedisNode> nodes() {

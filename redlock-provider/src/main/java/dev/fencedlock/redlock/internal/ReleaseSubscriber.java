@@ -34,10 +34,12 @@ import redis.clients.jedis.Connection;
  */
 final class ReleaseSubscriber implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ReleaseSubscriber.class);
-    private static final byte[] ANCHOR = (RedlockKeys.PREFIX + "handoff").getBytes(StandardCharsets.UTF_8);
-    private static final String CHANNEL_PREFIX = RedlockKeys.releaseChannel("");
     private static final long PING_PERIOD_SECONDS = 5;
     private static final long SILENCE_LIMIT_SECONDS = 15;
+
+    private final RedlockKeys keys;
+    /** A channel of the prefix that nothing publishes on: its confirmation says the connection is subscribed. */
+    private final byte[] anchor;
 
     private final List<String> nodeNames;
     private final List<Supplier<Connection>> nodes;
@@ -55,14 +57,18 @@ final class ReleaseSubscriber implements AutoCloseable {
     private volatile boolean closed;
 
     /**
+     * @param keys names the release channels
      * @param nodes opens a dedicated connection to each node, in node order
      * @param scheduler runs reconciliations and pings; tasks are short
      */
     ReleaseSubscriber(
+            RedlockKeys keys,
             List<String> nodeNames,
             List<Supplier<Connection>> nodes,
             Handoff handoff,
             ScheduledExecutorService scheduler) {
+        this.keys = keys;
+        this.anchor = (keys.prefix() + "handoff").getBytes(StandardCharsets.UTF_8);
         this.nodeNames = List.copyOf(nodeNames);
         this.nodes = List.copyOf(nodes);
         this.handoff = handoff;
@@ -133,7 +139,7 @@ final class ReleaseSubscriber implements AutoCloseable {
             Connection connection = null;
             try {
                 connection = nodes.get(node).get();
-                new Listener(connection).proceed(connection, ANCHOR);
+                new Listener(connection).proceed(connection, anchor);
                 failures = 0;
             } catch (RuntimeException e) {
                 failures++;
@@ -190,15 +196,12 @@ final class ReleaseSubscriber implements AutoCloseable {
         }
     }
 
-    private static Optional<String> lockName(byte[] channel) {
-        String text = new String(channel, StandardCharsets.UTF_8);
-        return text.startsWith(CHANNEL_PREFIX)
-                ? Optional.of(text.substring(CHANNEL_PREFIX.length()))
-                : Optional.empty();
+    private Optional<String> lockName(byte[] channel) {
+        return keys.lockNameOfReleased(new String(channel, StandardCharsets.UTF_8));
     }
 
-    private static byte[] channel(String name) {
-        return RedlockKeys.releaseChannel(name).getBytes(StandardCharsets.UTF_8);
+    private byte[] channel(String name) {
+        return keys.released(name).getBytes(StandardCharsets.UTF_8);
     }
 
     private static void disconnectQuietly(Connection connection) {
@@ -242,7 +245,7 @@ final class ReleaseSubscriber implements AutoCloseable {
         public void onSubscribe(byte[] channel, int subscribedChannels) {
             lastHeardNanos = System.nanoTime();
             lockName(channel).ifPresent(confirmed::add);
-            if (Arrays.equals(channel, ANCHOR)) {
+            if (Arrays.equals(channel, anchor)) {
                 if (closed) {
                     disconnectQuietly(connection);
                     return;

@@ -2,17 +2,21 @@
 --
 -- KEYS[1]  the lock key
 -- KEYS[2]  the lock's token counter
--- KEYS[3]  the node's record of the longest lease time asked of it (raised here, never lowered)
+-- KEYS[3]  the node's live lease expiries (sorted set: lock key -> expiry, node ms since the epoch)
+-- KEYS[4]  the node's live lease lengths (sorted set: lock key -> lease time in ms)
 -- ARGV[1]  this acquisition's random value
 -- ARGV[2]  lease time in milliseconds
 -- ARGV[3]  proposed token, a decimal string
 -- ARGV[4]  how long the counter is kept after its last use, in milliseconds
 -- ARGV[5]  the ceiling: no real token is above it (the client's clock plus a day, shifted)
 --
--- Returns {0, pttl, longest}     another value holds the lock (pttl: its time to live in ms)
---         {1, proposal, longest} the lock is taken and the counter now holds the proposal
---         {2, counter, longest}  the lock is taken, but the counter already held at least the proposal
--- where longest is the node's record of the longest lease, after this call raised it.
+-- Returns {0, pttl, remaining, longest, micros}     another value holds the lock (pttl: its time to live in ms)
+--         {1, proposal, remaining, longest, micros} the lock is taken and the counter now holds the proposal
+--         {2, counter, remaining, longest, micros}  the lock is taken, but the counter already held at least the proposal
+-- where remaining is how long the longest-lived lease live on this node still runs, and longest
+-- the longest lease time among the live leases, both in ms and read before this call's own grant
+-- (0 and 0 when none is live), and micros the node's clock in microseconds, which orders the
+-- readings. A grant adds the lock to both sets.
 --
 -- A call that finds the lock held by its own value is this acquisition sent again (the client lost
 -- the first reply, not the first run): the lock is its own, so it is a grant. Its counter answer is
@@ -35,26 +39,53 @@ local function corrupt(counter)
   return (not string.match(counter, '^[1-9]%d*$')) or below(ARGV[5], counter)
 end
 
-local longest = redis.call('GET', KEYS[3])
-if (not longest) or (not string.match(longest, '^%d+$')) or below(longest, ARGV[2]) then
-  redis.call('SET', KEYS[3], ARGV[2])
-  longest = ARGV[2]
+-- The node's clock in ms; then drops up to 1000 leases whose expiry has passed from both sets.
+local micros
+local function prune()
+  local time = redis.call('TIME')
+  micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
+  local now = math.floor(micros / 1000)
+  local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 1000)
+  if #expired > 0 then
+    redis.call('ZREM', KEYS[3], unpack(expired))
+    redis.call('ZREM', KEYS[4], unpack(expired))
+  end
+  return now
+end
+
+local function highest(set)
+  local top = redis.call('ZRANGE', set, -1, -1, 'WITHSCORES')
+  if #top == 0 then
+    return 0
+  end
+  return tonumber(top[2])
+end
+
+local now = prune()
+local last = highest(KEYS[3])
+local remaining = last > now and last - now or 0
+local longest = remaining > 0 and highest(KEYS[4]) or 0
+
+local function granted(outcome, counter)
+  redis.call('ZADD', KEYS[3], string.format('%.0f', now + tonumber(ARGV[2])), KEYS[1])
+  redis.call('ZADD', KEYS[4], ARGV[2], KEYS[1])
+  return {outcome, counter, remaining, longest, micros}
 end
 
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   if redis.call('GET', KEYS[1]) ~= ARGV[1] then
-    return {0, redis.call('PTTL', KEYS[1]), longest}
+    return {0, redis.call('PTTL', KEYS[1]), remaining, longest, micros}
   end
   local counter = redis.call('GET', KEYS[2])
   if counter and not corrupt(counter) and not below(counter, ARGV[3]) then
     redis.call('PEXPIRE', KEYS[2], ARGV[4])
-    return {2, counter, longest}
+    return granted(2, counter)
   end
 end
 local counter = redis.call('GET', KEYS[2])
 if (not counter) or corrupt(counter) or below(counter, ARGV[3]) then
   redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
-  return {1, ARGV[3], longest}
+  return granted(1, ARGV[3])
 end
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
-return {2, counter, longest}
+return granted(2, counter)

@@ -50,10 +50,15 @@ class JedisRedisNodeIT {
                 CALLERS, runnable -> new Thread(runnable, "caller-" + callerThreads.incrementAndGet()));
         RedisNodeAddress address = RedisNodeAddress.parse(
                 RedlockSettings.NODES, redis.servers().uris().get(0));
-        JedisRedisNode node = new JedisRedisNode(address, Duration.ofSeconds(5), null, recording, executor);
+        RedlockKeys names = RedlockKeys.defaults();
+        byte[][] records = {
+            names.leaseExpiries().getBytes(StandardCharsets.UTF_8),
+            names.leaseLengths().getBytes(StandardCharsets.UTF_8)
+        };
+        JedisRedisNode node = new JedisRedisNode(address, Duration.ofSeconds(5), null, recording, executor, records);
         try {
             node.warmUp();
-            byte[][] keys = {RedlockKeys.lockKey("node:race").getBytes(StandardCharsets.UTF_8)};
+            byte[][] keys = {names.lock("node:race").getBytes(StandardCharsets.UTF_8), records[0], records[1]};
             byte[][] args = {"nobody".getBytes(StandardCharsets.UTF_8), new byte[0]};
             CountDownLatch start = new CountDownLatch(1);
             List<Future<Integer>> results = new ArrayList<>();

@@ -2,13 +2,14 @@ package dev.fencedlock.redlock.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class NodeHealthTest {
     private static final long S = 1_000_000_000L;
-    private static final long QUARANTINE = 30 * S;
+    private static final Quarantine QUARANTINE = configured(30);
 
-    private final NodeHealth health = new NodeHealth("redis://h:1/0");
+    private final NodeHealth health = new NodeHealth(0, "redis://h:1/0");
 
     @Test
     void aNeverSeenNodeCountsOnlyOnceItsUptimeCoversTheQuarantine() {
@@ -65,7 +66,17 @@ class NodeHealthTest {
     void aLongerQuarantineAppliesToTheSameIncarnationAtOnce() {
         RedisInstance instance = new RedisInstance("a", 0, 10 * S);
         assertThat(health.exclusion(instance, 40 * S, 40 * S, QUARANTINE)).isNull();
-        assertThat(health.exclusion(instance, 41 * S, 41 * S, 60 * S)).isNotNull();
+        assertThat(health.exclusion(instance, 41 * S, 41 * S, configured(60))).isNotNull();
+    }
+
+    @Test
+    void offCountsANodeThatStartedDuringTheAttempt() {
+        RedisInstance instance = new RedisInstance("a", 10 * S, 10 * S);
+        assertThat(health.exclusion(instance, 9 * S, 10 * S, configured(0))).isNull();
+    }
+
+    private static Quarantine configured(long seconds) {
+        return new Quarantine(Duration.ofSeconds(seconds), Duration.ofSeconds(1), false, false, 1);
     }
 
     @Test

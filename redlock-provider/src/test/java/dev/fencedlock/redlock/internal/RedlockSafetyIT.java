@@ -93,10 +93,11 @@ class RedlockSafetyIT {
         List<String> call = List.of(
                 "EVAL",
                 Script.ACQUIRE.source(),
-                "3",
+                "4",
                 RedlockKeys.lockKey(name),
                 RedlockKeys.tokenKey(name),
-                RedlockKeys.LONGEST_LEASE,
+                RedlockKeys.defaults().leaseExpiries(),
+                RedlockKeys.defaults().leaseLengths(),
                 "value-of-this-attempt",
                 "10000",
                 "1000",
