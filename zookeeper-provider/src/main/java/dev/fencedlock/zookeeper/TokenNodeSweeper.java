@@ -30,12 +30,18 @@ import org.slf4j.LoggerFactory;
  * <p>Every client sweeps, every quarter of the retention (at most every hour), starting at a
  * random point of that period; sweeps by several clients are harmless (a node already deleted, or
  * written since it was read, is skipped). A sweep never blocks: it sends its requests on the raw
- * handle and returns; it is skipped while the client is not connected.
+ * handle, {@value #BATCH} reads at a time, and returns; it is skipped while the client is not
+ * connected. The listing of {@code %tokens} is one reply, so it must fit ZooKeeper's {@code
+ * jute.maxbuffer} (1 MB by default, some 20,000 names of 40 characters): the names used within one
+ * retention must stay below that.
  *
  * <p>Thread-safety: thread-safe.
  */
 final class TokenNodeSweeper {
     private static final Logger log = LoggerFactory.getLogger(TokenNodeSweeper.class);
+
+    /** How many token nodes one sweep reads at once: a sweep of many names never floods the server. */
+    static final int BATCH = 256;
 
     /** The longest time between two sweeps of one client. */
     static final Duration MAX_PERIOD = Duration.ofHours(1);
@@ -82,13 +88,23 @@ final class TokenNodeSweeper {
                         : CompletableFuture.failedFuture(failure))
                 .thenCompose(children -> {
                     AtomicInteger deleted = new AtomicInteger();
-                    List<CompletableFuture<Void>> each = new ArrayList<>();
-                    for (String child : children) {
-                        each.add(sweepOne(zooKeeper, ZKPaths.makePath(fullPath, child), deleted));
+                    CompletableFuture<Void> batches = CompletableFuture.completedFuture(null);
+                    for (int from = 0; from < children.size(); from += BATCH) {
+                        List<String> batch = children.subList(from, Math.min(children.size(), from + BATCH));
+                        batches = batches.thenCompose(done -> sweepBatch(zooKeeper, fullPath, batch, deleted));
                     }
-                    return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
-                            .thenApply(done -> deleted.get());
+                    return batches.thenApply(done -> deleted.get());
                 });
+    }
+
+    /** Sweeps {@code batch}; the next batch is sent once every request of this one was answered. */
+    private CompletableFuture<Void> sweepBatch(
+            ZooKeeper zooKeeper, String fullPath, List<String> batch, AtomicInteger deleted) {
+        List<CompletableFuture<Void>> each = new ArrayList<>();
+        for (String child : batch) {
+            each.add(sweepOne(zooKeeper, ZKPaths.makePath(fullPath, child), deleted));
+        }
+        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
     }
 
     private CompletableFuture<Void> sweepOne(ZooKeeper zooKeeper, String path, AtomicInteger deleted) {

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TokenRetentionIT {
     private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
-    private static final int NAMES = 50;
+    private static final int NAMES = TokenNodeSweeper.BATCH + 44; // more than one batch of reads
 
     private TestingServer server;
     private CuratorFramework observer;
