@@ -156,12 +156,14 @@ public final class LockConfig {
         }
 
         /**
+         * Reads the written form, in any case.
+         *
          * @throws IllegalArgumentException naming {@value LockConfig#FALLBACK_TAKEOVER} and {@code text} if it
          *     is neither {@code wait-out} nor {@code immediate}
          */
         public static FallbackTakeover parse(String text) {
             for (FallbackTakeover takeover : values()) {
-                if (takeover.value.equals(text)) {
+                if (takeover.value.equalsIgnoreCase(text)) {
                     return takeover;
                 }
             }
