@@ -58,8 +58,8 @@ import java.util.TreeMap;
  * fencedlock.backend}, configured with its own keys), an acquisition that the primary backend
  * cannot answer ({@link LockUnavailableException}) moves the client to the fallback, and {@link
  * Lease#backend()} names the backend that granted a lease. A background probe asks the primary
- * about once a second (its {@link dev.fencedlock.spi.LockProvider#status} where the backend reports
- * one, else one zero-wait acquisition at {@code fencedlock.lease-time}); when it answers,
+ * about once a second (its {@link dev.fencedlock.spi.LockProvider#status}, then, unless that says
+ * {@code DOWN}, one zero-wait acquisition at {@code fencedlock.lease-time}); when it answers,
  * acquisitions return to it. Every switch is logged and reported to {@link
  * LockEventListener#backendSwitched}.
  *

@@ -22,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,7 +44,8 @@ import org.slf4j.LoggerFactory;
  *       #primaryWaitOut()}: every lease the primary granted before it failed has run out by then.
  *       Before that instant an acquisition waits for it if its wait reaches it, else it throws
  *       {@link LockUnavailableException} ({@link #notYet}). A probe on its own thread asks the
- *       primary every {@link #PROBE_INTERVAL} ({@link #askPrimary}).
+ *       primary every {@link #PROBE_INTERVAL} ({@link #askPrimary}: its status, then one
+ *       acquisition).
  *   <li><b>Returning.</b> When the probe hears the primary at {@code t1}, every lease of the
  *       fallback stops renewing ({@link AbstractLease#stopRenewal}) and the primary grants from
  *       {@code t1 + W(fallback) + probe interval} on (the probe interval covers another client that
@@ -415,27 +417,31 @@ final class Failover implements AutoCloseable {
     }
 
     /**
-     * Asks the primary whether it answers: its {@link dev.fencedlock.spi.LockProvider#status} where
-     * it reports one ({@code UP} or {@code DEGRADED}: yes; {@code DOWN}: no), else one zero-wait
+     * Asks the primary whether it answers. Its {@link dev.fencedlock.spi.LockProvider#status} first,
+     * where it reports one: {@code DOWN} is no. Otherwise (also for {@code UP}, which a backend may
+     * read from a connection state that has not yet noticed a silent server) one zero-wait
      * acquisition of {@value #PROBE_LOCK} at {@code fencedlock.lease-time}, a lease time every
-     * backend accepts in a client it let start (granted or taken: yes; {@link
-     * LockUnavailableException}: no). Anything else is no answer either way, logged at WARN the
-     * first time (a probe that cannot work would otherwise keep the client on the fallback
-     * silently), at DEBUG after.
+     * backend accepts in a client it let start, given up after {@link #PRIMARY_ATTEMPT_FLOOR}:
+     * granted or taken is yes, {@link LockUnavailableException} or no answer in time is no.
+     * Anything else is no too, logged at WARN the first time (a probe that cannot work would
+     * otherwise keep the client on the fallback silently), at DEBUG after.
      *
      * @return whether the primary answered
      */
     boolean askPrimary() throws InterruptedException {
         try {
             BackendStatus status = primary.status();
-            if (status.state() != BackendStatus.State.UNKNOWN) {
+            if (status.state() == BackendStatus.State.DOWN) {
                 log.debug("Backend {} reports {} to the fallback probe", primary.name(), status);
-                return status.state().canGrant();
+                return false;
             }
-            Optional<Lease> lease = primary.provider().lock(PROBE_LOCK).tryAcquire(Duration.ZERO);
+            Optional<Lease> lease = BoundedAttempt.run(
+                    attempts,
+                    () -> primary.provider().lock(PROBE_LOCK).tryAcquire(Duration.ZERO),
+                    PRIMARY_ATTEMPT_FLOOR.toNanos());
             lease.ifPresent(Lease::close);
             return true;
-        } catch (LockUnavailableException e) {
+        } catch (LockUnavailableException | TimeoutException e) {
             log.debug("Backend {} still cannot answer: {}", primary.name(), e.toString());
             return false;
         } catch (RuntimeException e) {
