@@ -68,15 +68,19 @@ import java.util.TreeMap;
  *
  * <ul>
  *   <li><b>Takeover.</b> The fallback grants nothing until {@code W(primary)} has passed since this
- *       client first saw the primary fail, where {@code W(b)} is the longest time a lease of backend
- *       {@code b} may still be valid: {@link dev.fencedlock.spi.LockProvider#longestOutstandingLease()}
- *       where the backend knows it, and never less than the larger of {@code fencedlock.lease-time}
- *       and the longest fixed lease this client has asked of {@code b}. Until then an acquisition
+ *       client first saw the primary fail (an acquisition got {@link LockUnavailableException}, or
+ *       no answer within what was left of its wait, at least 1 s), where {@code W(b)}, the longest
+ *       time a lease of backend {@code b} may still be valid, is {@link
+ *       dev.fencedlock.spi.LockProvider#longestOutstandingLease()} where the backend knows it, else
+ *       this client's figure: the larger of {@code fencedlock.lease-time} and the longest fixed
+ *       lease this client has asked of {@code b}. Until then an acquisition
  *       waits for that instant if its wait reaches it, else throws {@link LockUnavailableException}
  *       saying since when the primary is down and when the fallback takes over.
  *   <li><b>Switch back.</b> When the probe hears the primary again, the fallback's leases stop
  *       renewing (they run out at their current validity, and {@link Lease#onLost} fires then), and
- *       the primary grants nothing until {@code W(fallback)} plus one probe interval has passed. An
+ *       the primary grants nothing until {@code W(fallback)} (here the larger of the backend's
+ *       figure and this client's, as the fallback still answers and its leases run to the end of
+ *       their lease time) plus one probe interval has passed. An
  *       acquisition in between waits or throws as above. If the primary answers again at least a
  *       probe interval before any client could have taken over (counted from this client's last
  *       answer from the primary), nothing was granted by the fallback and the client returns at
@@ -91,7 +95,7 @@ import java.util.TreeMap;
  * or a client that did not acquire during the outage acquires from the primary while another
  * client's fallback lease runs out, two clients <b>hold the same lock at the same time</b>, one on
  * each backend. The price of the rule is availability: acquisitions fail for {@code W(primary)}
- * after an outage starts and for {@code W(fallback)} after it ends.
+ * after an outage starts and for {@code W(fallback)} plus a probe interval after it ends.
  *
  * <p>{@code fencedlock.fallback-takeover=immediate} gives that up: the fallback grants as soon as
  * the primary fails and the primary as soon as it answers again (the fallback's leases still stop
