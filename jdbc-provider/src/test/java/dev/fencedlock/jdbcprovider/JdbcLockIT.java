@@ -128,11 +128,17 @@ class JdbcLockIT {
         }
     }
 
-    /** The router asks the primary once without waiting; an unreachable database answers at once. */
+    /**
+     * The router asks the primary once without waiting; an unreachable database answers at once.
+     * With {@code immediate} the fallback grants at once (by default it first waits out the
+     * leases the database may have granted: {@code FallbackIT}).
+     */
     @Test
     void anUnreachableDatabaseHandsTheAcquisitionToTheFallback() throws Exception {
-        try (LockClient client =
-                LockClient.create(unreachable().fallback("local").build())) {
+        try (LockClient client = LockClient.create(unreachable()
+                .fallback("local")
+                .fallbackTakeover(LockConfig.FallbackTakeover.IMMEDIATE)
+                .build())) {
             try (Lease lease = client.lock("fallback:" + System.nanoTime()).acquire(Duration.ofSeconds(10))) {
                 assertThat(lease.backend()).isEqualTo("local");
             }

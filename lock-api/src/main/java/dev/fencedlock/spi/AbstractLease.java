@@ -74,6 +74,7 @@ public abstract class AbstractLease implements Lease {
     private volatile ScheduledFuture<?> watchdogTask;
     private volatile boolean holdCapReached;
     private volatile RuntimeException lastRenewalFailure;
+    private volatile String renewalStopped; // why stopRenewal was called; null while renewal may run
     private boolean releasedOnBackend; // guarded by calls
     private CompletableFuture<?> lastCall = CompletableFuture.completedFuture(null); // guarded by calls
     private LeaseLostException loss; // guarded by listenerGuard
@@ -193,6 +194,7 @@ public abstract class AbstractLease implements Lease {
                     + (newLeaseTime == null ? "null" : DurationFormat.format(newLeaseTime)));
         }
         requireHeld();
+        requireRenewable();
         CompletableFuture<Void> mine = new CompletableFuture<>();
         CompletableFuture<?> previous;
         synchronized (calls) {
@@ -278,6 +280,46 @@ public abstract class AbstractLease implements Lease {
             cancelTasks();
         }
         releaseOnBackend();
+    }
+
+    /**
+     * Stops extending this lease for good: no further automatic renewal starts, and {@link
+     * #extend} throws {@link LeaseLostException} (naming {@code why}) without asking the backend.
+     * The lease keeps the validity it has, so it ends no later than one lease time after this call
+     * (a renewal already in flight may still complete, counted from before this call); when its
+     * validity runs out the watchdog marks it lost as usual ({@link LeaseLostException.Reason#EXPIRED},
+     * the detail naming {@code why}), releases it on the backend and tells its listeners once. A
+     * client calls this on the leases of a fallback backend when the primary answers again, so that
+     * they end within a bounded time. Idempotent (the first reason is kept); thread-safe; does
+     * nothing to a lease already lost or closed.
+     *
+     * @param why why renewal stopped, for the loss's message, e.g. {@code "the primary backend
+     *     redlock answers again"}
+     */
+    public final void stopRenewal(String why) {
+        Objects.requireNonNull(why, "why");
+        synchronized (calls) {
+            if (renewalStopped == null) {
+                renewalStopped = why;
+            }
+        }
+        ScheduledFuture<?> renewal = renewalTask;
+        if (renewal != null) {
+            renewal.cancel(false);
+        }
+    }
+
+    /** Whether {@link #stopRenewal} was called. */
+    public final boolean renewalStopped() {
+        return renewalStopped != null;
+    }
+
+    private void requireRenewable() {
+        String why = renewalStopped;
+        if (why != null) {
+            throw new LeaseLostException(
+                    lockName, token, Reason.EXPIRED, "renewal was stopped (" + why + "); the lease runs out", null);
+        }
     }
 
     /** Whether {@link #close()} was called while the lease was held. */
@@ -401,7 +443,7 @@ public abstract class AbstractLease implements Lease {
      */
     private void renew() {
         long now = runtime.clock().nanoTime();
-        if (state.get() != State.HELD) {
+        if (state.get() != State.HELD || renewalStopped != null) {
             return;
         }
         if (now - validUntilNanos >= 0) {
@@ -507,10 +549,13 @@ public abstract class AbstractLease implements Lease {
     }
 
     private Reason expiryKind() {
-        return autoRenew && !holdCapReached ? Reason.RENEWAL_FAILED : Reason.EXPIRED;
+        return autoRenew && !holdCapReached && renewalStopped == null ? Reason.RENEWAL_FAILED : Reason.EXPIRED;
     }
 
     private String expiryReason() {
+        if (renewalStopped != null) {
+            return "renewal was stopped (" + renewalStopped + "), so the lease ran out";
+        }
         if (holdCapReached) {
             return "the hold-time cap of "
                     + DurationFormat.format(runtime.maxHoldTime().orElseThrow())
