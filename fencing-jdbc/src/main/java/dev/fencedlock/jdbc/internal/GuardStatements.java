@@ -25,9 +25,10 @@ import java.util.Locale;
  *       session);
  *   <li>marks the transaction as fenced, only if the row was raised: PostgreSQL a
  *       transaction-local setting ({@code fencedlock.fenced}) in {@code RETURNING}, H2 the session
- *       variable {@code @FENCEDLOCK_FENCED} set to the transaction's number: for a session embedded
+ *       variable {@code @FENCEDLOCK_FENCED} set to the transaction's number, the token, the table
+ *       and the lock name ({@link H2SessionMarks}): for a session embedded
  *       in this JVM directly on the session once the update raised the row ({@link
- *       H2SessionMarks#markFenced}), for a remote one to {@code TRANSACTION_ID()} in the update's
+ *       H2SessionMarks#markFenced}), for a remote one from {@code TRANSACTION_ID()} in the update's
  *       own {@code SET} clause, which H2 evaluates only for the row it has locked and found still
  *       matching. The triggers {@link dev.fencedlock.jdbc.FencedTables} installs on
  *       protected tables look for this mark.
@@ -38,9 +39,15 @@ import java.util.Locale;
  * statement could not set the bound, and followed by {@link #mark}. Immutable and thread-safe.
  */
 public final class GuardStatements {
-    /** The PostgreSQL setting the guard sets transaction-locally; the triggers read it. */
+    /**
+     * The PostgreSQL setting the guard sets transaction-locally to {@code "<transaction id> <token>
+     * <lock name>"}; the triggers compare the id with the current transaction's.
+     */
     public static final String POSTGRESQL_MARK = "fencedlock.fenced";
-    /** The H2 session variable the guard sets to the transaction's id; the triggers compare them. */
+    /**
+     * The H2 session variable the guard sets to the transaction's number, token, table and lock
+     * name; the triggers check that it names the current transaction and a fence row it holds.
+     */
     public static final String H2_MARK = "@FENCEDLOCK_FENCED";
 
     /**
@@ -70,15 +77,19 @@ public final class GuardStatements {
                         + " and set_config('lock_timeout', coalesce(?, current_setting('lock_timeout')), true) is not null"
                         + " and set_config('idle_in_transaction_session_timeout',"
                         + " coalesce(?, current_setting('idle_in_transaction_session_timeout')), true) is not null"
-                        + " and token <= ? returning set_config('" + POSTGRESQL_MARK + "', ?, true)";
+                        + " and token <= ? returning set_config('" + POSTGRESQL_MARK
+                        + "', pg_current_xact_id()::text || ?, true)";
             // the SET clause runs only for the row H2 locked and found still matching, so the mark
             // is set exactly when the row is raised; both branches write the token
             case H2 ->
                 "update " + table + " set token = case when set(" + H2_MARK
-                        + ", transaction_id()) is null then ? else ? end where lock_name = ? and token <= ?";
+                        + ", concat(transaction_id(), cast(? as varchar))) is null then ? else ? end"
+                        + " where lock_name = ? and token <= ?";
             // collations may fold case and pad spaces; comparing bytes keeps names apart
+            // the SET clause runs only for the row raised: the mark the protected tables' trigger checks
             case MARIADB ->
-                "update " + table + " set token = ? where lock_name = ?"
+                "update " + table + " set token = if((" + MariaDbProtection.MARK
+                        + " := concat(?, ' ', lock_name)) is null, ?, ?) where lock_name = ?"
                         + " and cast(lock_name as binary) = cast(? as binary) and token <= ?";
             case OTHER -> "update " + table + " set token = ? where lock_name = ? and token <= ?";
         };
@@ -106,12 +117,21 @@ public final class GuardStatements {
         if (database == Database.H2 && H2SessionMarks.isEmbedded(connection)) {
             return raiseAndMarkInJvm(connection, lockName, token);
         }
+        return raiseInStatement(connection, lockName, token, bound);
+    }
+
+    /** The first statement as a client of a remote database sends it: raises and marks in one. */
+    boolean raiseInStatement(Connection connection, String lockName, long token, Duration bound) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(bounded(updateSql, bound))) {
             int i = 1;
-            statement.setLong(i++, token);
             if (database == Database.H2) {
+                statement.setString(i++, H2SessionMarks.markSuffix(token, table, lockName));
+                statement.setLong(i++, token);
+            } else if (database == Database.MARIADB) {
+                statement.setLong(i++, token);
                 statement.setLong(i++, token);
             }
+            statement.setLong(i++, token);
             statement.setString(i++, lockName);
             switch (database) {
                 case POSTGRESQL -> {
@@ -189,19 +209,23 @@ public final class GuardStatements {
     }
 
     /**
-     * MariaDB: puts back the session's {@code idle_transaction_timeout} that {@link #limitIdle}
-     * changed, so that the connection's later transactions (a pool hands it to other work) are not
-     * bounded by a lease they do not run under. Does nothing when nothing was changed, and on other
-     * databases, whose bounds end with the transaction by themselves.
+     * MariaDB/MySQL: clears the guard's mark ({@link MariaDbProtection#MARK}) and puts back the
+     * session's {@code idle_transaction_timeout} that {@link #limitIdle} changed, so that the
+     * connection's later transactions (a pool hands it to other work) neither carry the mark nor
+     * are bounded by a lease they do not run under. One statement; nothing on other databases,
+     * whose marks and bounds end with the transaction by themselves.
      */
     public void restoreSession(Connection connection) throws SQLException {
-        if (!hasIdleTimeout(connection)) {
+        if (database != Database.MARIADB) {
             return;
         }
         try (Statement statement = connection.createStatement()) {
             // a user variable never set is a null string: the cast keeps the value a number
-            statement.execute("set @@session." + MARIADB_IDLE + " = cast(coalesce(" + MARIADB_SAVED + ", @@session."
-                    + MARIADB_IDLE + ") as unsigned), " + MARIADB_SAVED + " = null");
+            statement.execute("set " + MariaDbProtection.MARK + " = null"
+                    + (hasIdleTimeout(connection)
+                            ? ", @@session." + MARIADB_IDLE + " = cast(coalesce(" + MARIADB_SAVED + ", @@session."
+                                    + MARIADB_IDLE + ") as unsigned), " + MARIADB_SAVED + " = null"
+                            : ""));
         }
     }
 
@@ -217,21 +241,27 @@ public final class GuardStatements {
 
     /** Marks the transaction as fenced in a statement of its own, after a step that could not. */
     public void mark(Connection connection, String lockName, long token) throws SQLException {
-        if (database == Database.H2 && H2SessionMarks.markFenced(connection)) {
+        String suffix = database == Database.H2 ? H2SessionMarks.markSuffix(token, table, lockName) : null;
+        if (database == Database.H2 && H2SessionMarks.markFenced(connection, suffix)) {
             return;
         }
         String sql = switch (database) {
-            case POSTGRESQL -> "select set_config('" + POSTGRESQL_MARK + "', ?, true)";
-            case H2 -> "set " + H2_MARK + " = transaction_id()";
+            case POSTGRESQL -> "select set_config('" + POSTGRESQL_MARK + "', pg_current_xact_id()::text || ?, true)";
+            case H2 -> "set " + H2_MARK + " = concat(transaction_id(), cast(? as varchar))";
+            case MARIADB -> "set " + MariaDbProtection.MARK + " = ?";
             default -> null;
         };
         if (sql == null) {
             return;
         }
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            if (database == Database.POSTGRESQL) {
-                statement.setString(1, mark(lockName, token));
-            }
+            statement.setString(
+                    1,
+                    switch (database) {
+                        case POSTGRESQL -> mark(lockName, token);
+                        case MARIADB -> token + " " + lockName;
+                        default -> suffix;
+                    });
             statement.execute();
         }
     }
@@ -252,8 +282,13 @@ public final class GuardStatements {
         }
     }
 
+    /**
+     * PostgreSQL: what follows the transaction's id in the mark. The trigger compares the id with
+     * {@code pg_current_xact_id_if_assigned()}, so a mark set anywhere but in its own transaction
+     * (for the session, on the URL, for a role) is worth nothing.
+     */
     private static String mark(String lockName, long token) {
-        return token + " " + lockName;
+        return " " + token + " " + lockName;
     }
 
     /** At least 1 ms: 0 would switch PostgreSQL's timeouts off. */
