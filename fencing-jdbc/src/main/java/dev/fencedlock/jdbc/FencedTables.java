@@ -1,9 +1,7 @@
 package dev.fencedlock.jdbc;
 
 import dev.fencedlock.jdbc.internal.Database;
-import dev.fencedlock.jdbc.internal.H2Protection;
-import dev.fencedlock.jdbc.internal.MariaDbProtection;
-import dev.fencedlock.jdbc.internal.PostgresProtection;
+import dev.fencedlock.jdbc.internal.GuardStatements;
 import dev.fencedlock.jdbc.internal.TableNames;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -50,7 +48,7 @@ import javax.sql.DataSource;
  *       unless the row holds exactly that token: a stale holder is refused, and whatever is let
  *       through is ordered by the fence row. The variable outlives the transaction unless {@link
  *       FenceGuard#afterCompletion} clears it ({@link JdbcFencing} does); see {@code
- *       MariaDbProtection} and docs/fencing.md for exactly what that leaves. MariaDB runs no trigger
+ *       MariaDbFence} and docs/fencing.md for exactly what that leaves. MariaDB runs no trigger
  *       on TRUNCATE or on foreign-key cascades.
  *   <li>Other databases: not supported; {@link #protect} fails rather than pretend.
  * </ul>
@@ -109,14 +107,9 @@ public final class FencedTables {
         }
         requireTables(tables);
         inTransaction(connection, c -> {
-            Database database = Database.of(connection);
-            requireSupported(database, connection);
+            GuardStatements fence = fence(Database.of(connection));
             for (String table : tables) {
-                switch (database) {
-                    case POSTGRESQL -> PostgresProtection.protect(connection, table);
-                    case MARIADB -> MariaDbProtection.protect(connection, table);
-                    default -> H2Protection.protect(connection, table);
-                }
+                fence.protect(connection, table);
             }
             return null;
         });
@@ -136,16 +129,10 @@ public final class FencedTables {
         Objects.requireNonNull(connection, "connection");
         Objects.requireNonNull(tables, "tables");
         tables.forEach(TableNames::requireValid);
-        Database database = Database.of(connection);
-        requireSupported(database, connection);
+        GuardStatements fence = fence(Database.of(connection));
         List<String> missing = new ArrayList<>();
         for (String table : tables) {
-            boolean isProtected = switch (database) {
-                case POSTGRESQL -> PostgresProtection.isProtected(connection, table);
-                case MARIADB -> MariaDbProtection.isProtected(connection, table);
-                default -> H2Protection.isProtected(connection, table);
-            };
-            if (!isProtected) {
+            if (!fence.isProtected(connection, table)) {
                 missing.add(table);
             }
         }
@@ -162,7 +149,7 @@ public final class FencedTables {
      * operator's deliberate fix-up. {@code reason} is kept where the database can show it
      * (PostgreSQL: the transaction's {@code fencedlock.unfenced} setting). The connection must have
      * autocommit on; it is committed after the work, rolled back on any failure, and left with
-     * autocommit on and (H2) the session's bypass cleared.
+     * autocommit on and (H2, MariaDB/MySQL) the session's bypass cleared.
      *
      * @throws IllegalArgumentException if an argument is null, {@code reason} is blank or the
      *     connection has autocommit off
@@ -179,30 +166,19 @@ public final class FencedTables {
             throw new IllegalArgumentException(
                     "connection must have autocommit on: the bypass must cover a " + "transaction of its own");
         }
-        Database database = Database.of(connection);
-        requireSupported(database, connection);
-        String allow = switch (database) {
-            case POSTGRESQL -> "select set_config('fencedlock.unfenced', pg_current_xact_id()::text || ' ' || ?, true)";
-            case MARIADB -> "set " + MariaDbProtection.BYPASS + " = ?";
-            default -> "set @FENCEDLOCK_UNFENCED = ?";
-        };
+        GuardStatements fence = fence(Database.of(connection));
         try {
             return inTransaction(connection, c -> {
-                try (var statement = c.prepareStatement(allow)) {
-                    statement.setString(1, reason);
-                    statement.execute();
-                }
+                fence.allowUnfenced(c, reason);
                 return work.run(c);
             });
         } finally {
-            if (database != Database.POSTGRESQL) {
-                try (var statement = connection.createStatement()) {
-                    statement.execute(
-                            "set " + (database == Database.MARIADB ? MariaDbProtection.BYPASS : "@FENCEDLOCK_UNFENCED")
-                                    + " = null");
-                }
-            }
+            fence.clearUnfenced(connection);
         }
+    }
+
+    private static GuardStatements fence(Database database) {
+        return GuardStatements.of(database, FenceGuard.DEFAULT_TABLE);
     }
 
     private static void requireTables(String... tables) {
@@ -212,17 +188,6 @@ public final class FencedTables {
         for (String table : tables) {
             TableNames.requireValid(table);
         }
-    }
-
-    private static void requireSupported(Database database, Connection connection) throws SQLException {
-        if (database != Database.OTHER) {
-            return;
-        }
-        throw new SQLFeatureNotSupportedException(
-                "Protected tables need PostgreSQL, H2 or MariaDB/MySQL; "
-                        + connection.getMetaData().getDatabaseProductName()
-                        + " has no trigger mechanism fencedlock knows. "
-                        + "There, fencing-jpa and the Spring starter refuse unfenced writes in the client; see docs/fencing.md");
     }
 
     private static <T> T inTransaction(Connection connection, SqlWork<T> work) throws SQLException {

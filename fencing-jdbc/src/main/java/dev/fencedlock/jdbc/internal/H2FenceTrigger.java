@@ -10,7 +10,7 @@ import org.h2.api.Trigger;
 
 /**
  * H2's trigger on a protected table: before each INSERT, UPDATE, DELETE or MERGE statement, refuses
- * it unless the session's {@link GuardStatements#H2_MARK mark} names the current transaction and a
+ * it unless the session's {@link H2Fence#MARK mark} names the current transaction and a
  * fence row that this transaction holds locked (the fence guard of this very transaction ran, and no
  * rollback to a savepoint undid it; see {@link H2SessionMarks}) or an operator set {@code
  * @FENCEDLOCK_UNFENCED}. Loaded by H2 in the JVM that runs the database; one instance serves every session.
@@ -20,7 +20,7 @@ public final class H2FenceTrigger implements Trigger {
     /** The session variable an operator sets to write protected tables deliberately unfenced. */
     static final String BYPASS = "@FENCEDLOCK_UNFENCED";
 
-    private static final String MARKS = "select cast(" + GuardStatements.H2_MARK
+    private static final String MARKS = "select cast(" + H2Fence.MARK
             + " as varchar), cast(transaction_id() as varchar), " + BYPASS + " is not null";
 
     private volatile String table;

@@ -20,7 +20,7 @@ import org.h2.value.ValueVarchar;
 
 /**
  * The fence marks of an H2 session, read and set straight in the JVM, without a statement. A mark
- * ({@link GuardStatements#H2_MARK}) is text: the transaction's number, the token, the fence table
+ * ({@link H2Fence#MARK}) is text: the transaction's number, the token, the fence table
  * and the lock name ({@link #mark}). The trigger accepts a write only if the number is the current
  * transaction's and the fence row it names is locked by this very transaction: a mark whose guard
  * was undone by {@code ROLLBACK TO SAVEPOINT} (the row lock goes with it), one left from an earlier
@@ -54,7 +54,7 @@ final class H2SessionMarks {
             SessionLocal session = embedded(connection);
             if (session != null) {
                 return Optional.of(new H2SessionMarks(
-                        variableName(session, GuardStatements.H2_MARK),
+                        variableName(session, H2Fence.MARK),
                         variableName(session, H2FenceTrigger.BYPASS),
                         unquoted(session.getDatabase(), "lock_name")));
             }
@@ -82,7 +82,7 @@ final class H2SessionMarks {
 
     /**
      * Marks the current transaction of {@code connection}'s embedded session as having entered the
-     * fence guard: sets the session's {@link GuardStatements#H2_MARK mark} to the transaction's
+     * fence guard: sets the session's {@link H2Fence#MARK mark} to the transaction's
      * number followed by {@code suffix} ({@link #markSuffix}), in the JVM, without a statement.
      * Call only after the guard's statement raised or locked the row.
      *
@@ -94,7 +94,7 @@ final class H2SessionMarks {
             return false;
         }
         session.setVariable(
-                variableName(session, GuardStatements.H2_MARK),
+                variableName(session, H2Fence.MARK),
                 ValueVarchar.get(session.getTransaction().getSequenceNum() + suffix));
         return true;
     }

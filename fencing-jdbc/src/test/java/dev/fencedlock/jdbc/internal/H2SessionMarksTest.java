@@ -39,7 +39,7 @@ class H2SessionMarksTest {
             statement.execute("create table item (id bigint primary key, quantity bigint not null)");
             statement.execute("insert into fencedlock_fence values ('stock', 1)");
             H2SessionMarks marks = H2SessionMarks.of(connection).orElseThrow();
-            GuardStatements guard = GuardStatements.of(Database.H2, "fencedlock_fence");
+            H2Fence guard = new H2Fence("fencedlock_fence");
             Map<String, Boolean> seen = new LinkedHashMap<>();
 
             connection.setAutoCommit(false);
@@ -57,7 +57,7 @@ class H2SessionMarksTest {
             seen.put("guarded transaction after a write", agree(marks, connection));
             connection.commit();
             statement.executeUpdate("insert into item values (3, 1)");
-            assertThat(guard.raiseInStatement(connection, "stock", 3, null)).isTrue();
+            assertThat(guard.raiseInStatement(connection, "stock", 3)).isTrue();
             seen.put("transaction marked as a remote guard's statement marks it", agree(marks, connection));
             Savepoint afterGuard = connection.setSavepoint();
             statement.executeUpdate("insert into item values (4, 1)");
@@ -75,8 +75,7 @@ class H2SessionMarksTest {
             connection.rollback();
             statement.executeUpdate("insert into item values (7, 1)");
             // what AUTO_RECONNECT replays into a new session whose transaction drew the old number
-            statement.execute(
-                    "set " + GuardStatements.H2_MARK + " = concat(transaction_id(), ' 9 fencedlock_fence stock')");
+            statement.execute("set " + H2Fence.MARK + " = concat(transaction_id(), ' 9 fencedlock_fence stock')");
             seen.put(
                     "a mark naming this transaction with no guard run (a replayed session)", direct(marks, connection));
             connection.rollback();

@@ -5,9 +5,20 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.Locale;
 
 /**
- * Protects MariaDB/MySQL tables. MariaDB has no transaction-local variables and no transaction id a
+ * The fence on MariaDB/MySQL: the guard's statements, its bounds, the mark and the protected
+ * tables.
+ *
+ * <p>Bounds: the guard's statements run under {@code SET STATEMENT innodb_lock_wait_timeout} (whole
+ * seconds, {@link #bounded}); the idle bound ({@code idle_transaction_timeout}, MariaDB only) is a
+ * session setting, so it is a statement of its own that only callers who also restore the session
+ * run ({@link #limitIdle}, {@link #restoreSession}). Lock names are compared byte for byte, since
+ * collations may fold case and pad spaces.
+ *
+ * <p>Protected tables: MariaDB has no transaction-local variables and no transaction id a
  * trigger could read fresh, so the mark cannot name its transaction; instead the trigger checks
  * the fence row itself:
  *
@@ -19,7 +30,7 @@ import java.sql.Statement;
  *       procedure {@value #PROCEDURE}, which takes the named fence row {@code FOR UPDATE} and
  *       refuses the write (SQLState {@code 23F01}, naming the table) unless the row holds exactly
  *       the mark's token;
- *   <li>{@link GuardStatements#restoreSession} clears the mark after the transaction ({@code
+ *   <li>{@link #restoreSession} clears the mark after the transaction ({@code
  *       FenceGuard.afterCompletion}, which {@code JdbcFencing} runs).
  * </ol>
  *
@@ -32,25 +43,121 @@ import java.sql.Statement;
  * second transaction of the same lease; a mark set by hand to the row's current token does the
  * same. The trigger runs with its definer's privileges, so the writer needs no access to the
  * fence table. Only the standard fence table ({@code fencedlock_fence}, in the protected table's
- * schema) is checked. Stateless.
+ * schema) is checked. Immutable and thread-safe.
  */
-public final class MariaDbProtection {
+final class MariaDbFence extends GuardStatements {
     /** The user variable the guard sets; {@code "<token> <lock name>"}. */
-    public static final String MARK = "@fencedlock_fenced";
+    static final String MARK = "@fencedlock_fenced";
     /** The user variable an operator sets to write protected tables deliberately unfenced (session). */
-    public static final String BYPASS = "@fencedlock_unfenced";
+    static final String BYPASS = "@fencedlock_unfenced";
+    /** MariaDB: the session variable that bounds how long a transaction may sit idle. */
+    static final String IDLE = "idle_transaction_timeout";
+    /** MariaDB: the user variable that keeps the session's own idle timeout while a guard's is set. */
+    static final String SAVED = "@fencedlock_idle_restore";
 
     static final String PROCEDURE = "fencedlock_require_fenced";
     private static final String[] EVENTS = {"insert", "update", "delete"};
 
-    private MariaDbProtection() {}
+    private final String updateSql;
+
+    MariaDbFence(String table) {
+        super(Database.MARIADB, table);
+        // the SET clause runs only for the row raised: it sets the mark the protected tables' trigger checks
+        this.updateSql = "update " + table + " set token = if((" + MARK
+                + " := concat(?, ' ', lock_name)) is null, ?, ?) where lock_name = ?"
+                + " and cast(lock_name as binary) = cast(? as binary) and token <= ?";
+    }
+
+    @Override
+    public boolean raiseIfNotAbove(Connection connection, String lockName, long token, Duration bound)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(bounded(updateSql, bound))) {
+            statement.setLong(1, token);
+            statement.setLong(2, token);
+            statement.setLong(3, token);
+            statement.setString(4, lockName);
+            statement.setString(5, lockName);
+            statement.setLong(6, token);
+            return statement.executeUpdate() == 1;
+        }
+    }
+
+    /** {@code sql} run with its lock waits bounded by {@code bound}, without changing the session. */
+    @Override
+    public String bounded(String sql, Duration bound) {
+        return bound == null ? sql : "set statement innodb_lock_wait_timeout=" + seconds(bound) + " for " + sql;
+    }
+
+    @Override
+    public void mark(Connection connection, String lockName, long token) throws SQLException {
+        execute(connection, "set " + MARK + " = ?", token + " " + lockName);
+    }
+
+    /**
+     * Bounds how long the transaction may sit idle between statements to {@code bound} plus {@link
+     * #IDLE_GRACE} (whole seconds, rounded up) by setting the session's {@value #IDLE}; the server
+     * closes a connection whose transaction sits idle longer, which rolls the transaction back and
+     * frees its row locks. MariaDB has no transaction-local form, so the session's previous value
+     * is kept in the user variable {@value #SAVED} (only if not kept already) for {@link
+     * #restoreSession} to put back after the transaction. Nothing for a null bound, and on MySQL,
+     * which has no such setting.
+     */
+    @Override
+    public void limitIdle(Connection connection, Duration bound) throws SQLException {
+        if (bound == null || !hasIdleTimeout(connection)) {
+            return;
+        }
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("set " + SAVED + " = coalesce(" + SAVED + ", @@session." + IDLE + "), @@session." + IDLE
+                    + " = " + seconds(bound.plus(IDLE_GRACE)));
+        }
+    }
+
+    /**
+     * Clears the guard's mark and puts back the session's {@value #IDLE} that {@link #limitIdle}
+     * changed, so that the connection's later transactions (a pool hands it to other work) neither
+     * carry the mark nor are bounded by a lease they do not run under. One statement.
+     */
+    @Override
+    public void restoreSession(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            // a user variable never set is a null string: the cast keeps the value a number
+            statement.execute("set " + MARK + " = null"
+                    + (hasIdleTimeout(connection)
+                            ? ", @@session." + IDLE + " = cast(coalesce(" + SAVED + ", @@session." + IDLE
+                                    + ") as unsigned), " + SAVED + " = null"
+                            : ""));
+        }
+    }
+
+    /** MariaDB has {@value #IDLE} (since 10.3); MySQL, which shares the driver and the rest, has not. */
+    private static boolean hasIdleTimeout(Connection connection) throws SQLException {
+        return connection
+                .getMetaData()
+                .getDatabaseProductName()
+                .toLowerCase(Locale.ROOT)
+                .contains("mariadb");
+    }
+
+    /** The bypass holds for the session until {@link #clearUnfenced}: MariaDB has no transaction-local variables. */
+    @Override
+    public void allowUnfenced(Connection connection, String reason) throws SQLException {
+        execute(connection, "set " + BYPASS + " = ?", reason);
+    }
+
+    @Override
+    public void clearUnfenced(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("set " + BYPASS + " = null");
+        }
+    }
 
     /**
      * Creates the procedure in {@code table}'s schema unless it exists, and the three triggers
      * ({@code fencedlock_<table>_insert}, {@code _update}, {@code _delete}) unless they exist.
      */
-    public static void protect(Connection connection, String table) throws SQLException {
-        TableNames.requireValid(table);
+    @Override
+    public void protect(Connection connection, String table) throws SQLException {
         String schema = schemaPrefix(table);
         try (Statement statement = connection.createStatement()) {
             statement.execute("create procedure if not exists " + schema + PROCEDURE
@@ -84,8 +191,8 @@ public final class MariaDbProtection {
     }
 
     /** Whether {@code table} has the three triggers calling the procedure, and the procedure exists. */
-    public static boolean isProtected(Connection connection, String table) throws SQLException {
-        TableNames.requireValid(table);
+    @Override
+    public boolean isProtected(Connection connection, String table) throws SQLException {
         int dot = table.indexOf('.');
         String name = table.substring(dot + 1);
         String schema = dot < 0 ? "database()" : "?";
