@@ -23,7 +23,7 @@ import javax.sql.DataSource;
  *
  * <ul>
  *   <li>PostgreSQL: the {@link FenceGuard guard}'s first statement sets the transaction-local
- *       setting {@code fencedlock.fenced} to the transaction's id ({@code pg_current_xact_id()}),
+ *       setting {@code fencedlock.fenced} to the transaction's id ({@code txid_current()}),
  *       token and lock name (in its {@code RETURNING}, so only when it entered; no extra round
  *       trip); a statement-level trigger {@code fencedlock_fence_required} on the table refuses the
  *       statement unless the setting names the current transaction, so a mark set for the

@@ -1,9 +1,10 @@
 -- Protected tables on PostgreSQL, third round (fencing-jdbc): replaces V2's function and procedure.
+-- PostgreSQL 11 or later (procedures, EXECUTE FUNCTION, triggers copied to partitions).
 -- Idempotent; also run by FencedTables.protect when fencedlock_unfenced(text) is missing.
 --
 -- The mark is bound to its transaction: the fence guard's first statement sets the
 -- transaction-local setting fencedlock.fenced to '<transaction id> <token> <lock name>', the id
--- being pg_current_xact_id(); the trigger accepts a write only if the setting starts with the
+-- being txid_current(); the trigger accepts a write only if the setting starts with the
 -- current transaction's id. A mark set for the session (SET fencedlock.fenced = ...), on the JDBC
 -- URL (options=-c ...) or for a role (ALTER ROLE ... SET) names no transaction and is worth nothing.
 --
@@ -17,7 +18,7 @@
 -- is unprotected (writes through the parent reach it without its statement trigger).
 CREATE OR REPLACE FUNCTION fencedlock_refuse_unfenced() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-    xact text := pg_current_xact_id_if_assigned()::text;
+    xact text := txid_current_if_assigned()::text;
 BEGIN
     IF xact IS NULL
             OR (split_part(coalesce(current_setting('fencedlock.fenced', true), ''), ' ', 1) <> xact
@@ -40,7 +41,7 @@ END
 $$;
 
 CREATE OR REPLACE FUNCTION fencedlock_unfenced(reason text) RETURNS text LANGUAGE sql AS $$
-    SELECT set_config('fencedlock.unfenced', pg_current_xact_id()::text || ' ' || reason, true)
+    SELECT set_config('fencedlock.unfenced', txid_current()::text || ' ' || reason, true)
 $$;
 
 -- one trigger of the fence on rel: created when missing, re-created when of another shape or
@@ -51,10 +52,10 @@ DECLARE
     found_trigger record;
     present boolean;
 BEGIN
-    SELECT tgtype, tgfoid, tgenabled, tgparentid INTO found_trigger
+    SELECT tgtype, tgfoid, tgenabled INTO found_trigger
         FROM pg_trigger WHERE tgrelid = rel AND tgname = name;
     present := FOUND;
-    IF present AND found_trigger.tgparentid = 0
+    IF present
             AND (found_trigger.tgtype <> shape OR found_trigger.tgfoid <> 'fencedlock_refuse_unfenced'::regproc) THEN
         EXECUTE format('DROP TRIGGER %I ON %s', name, rel);
         present := false;

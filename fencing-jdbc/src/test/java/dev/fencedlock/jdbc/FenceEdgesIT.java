@@ -219,7 +219,7 @@ class FenceEdgesIT {
             strings = {
                 "set fencedlock.fenced = '1 1 stock'",
                 "set fencedlock.unfenced = 'forgot LOCAL'",
-                "select set_config('fencedlock.fenced', pg_current_xact_id()::text || ' 1 stock', false)"
+                "select set_config('fencedlock.fenced', txid_current()::text || ' 1 stock', false)"
             })
     void aMarkSetForTheSessionIsWorthNothingInTheNextTransaction(String setting) throws Exception {
         TestDatabase db = protectedDatabase(Target.POSTGRESQL);

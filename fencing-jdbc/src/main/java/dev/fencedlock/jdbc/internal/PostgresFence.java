@@ -20,7 +20,7 @@ import java.time.Duration;
  *       transaction-locally in its filter, which runs before the row is locked, and marks the
  *       transaction in its {@code RETURNING}, so only when it raised the row: the transaction-local
  *       setting {@value #MARK} becomes {@code "<transaction id> <token> <lock name>"}, the id being
- *       {@code pg_current_xact_id()}.
+ *       {@code txid_current()}.
  *   <li>The trigger of a protected table (migration {@value #MIGRATION}) accepts a write statement
  *       only if the mark, or the operator's bypass {@code fencedlock.unfenced}, starts with the
  *       current transaction's id: a mark set for the session, on the URL or for a role names no
@@ -70,7 +70,7 @@ final class PostgresFence extends GuardStatements {
                 + " and set_config('lock_timeout', coalesce(?, current_setting('lock_timeout')), true) is not null"
                 + " and set_config('idle_in_transaction_session_timeout',"
                 + " coalesce(?, current_setting('idle_in_transaction_session_timeout')), true) is not null"
-                + " and token <= ? returning set_config('" + MARK + "', pg_current_xact_id()::text || ?, true)";
+                + " and token <= ? returning set_config('" + MARK + "', txid_current()::text || ?, true)";
     }
 
     @Override
@@ -106,7 +106,7 @@ final class PostgresFence extends GuardStatements {
     public void mark(Connection connection, String lockName, long token) throws SQLException {
         execute(
                 connection,
-                "select set_config('" + MARK + "', pg_current_xact_id()::text || ?, true)",
+                "select set_config('" + MARK + "', txid_current()::text || ?, true)",
                 markSuffix(lockName, token));
     }
 
@@ -143,10 +143,7 @@ final class PostgresFence extends GuardStatements {
     /** The bypass, bound to the transaction like the mark: its id, then the reason. */
     @Override
     public void allowUnfenced(Connection connection, String reason) throws SQLException {
-        execute(
-                connection,
-                "select set_config('fencedlock.unfenced', pg_current_xact_id()::text || ' ' || ?, true)",
-                reason);
+        execute(connection, "select set_config('fencedlock.unfenced', txid_current()::text || ' ' || ?, true)", reason);
     }
 
     private static boolean migrationInstalled(Connection connection) throws SQLException {
