@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.db.TestDatabase.Kind;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -15,9 +19,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.h2.tools.Server;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -352,5 +358,70 @@ class FenceEdgesIT {
             connection.rollback();
         }
         assertThat(db.queryLong("select quantity from item where id = 1")).isEqualTo(10);
+    }
+
+    /**
+     * Item 5: an H2 client with {@code AUTO_RECONNECT=TRUE} whose server restarts gets its session
+     * variables (the mark) replayed into a new session, while transaction numbers start again. A
+     * transaction steered to draw the mark's number, with no guard run, is refused. Before the fix
+     * the mark (the number alone) let it write.
+     */
+    @Test
+    void anH2MarkReplayedByAutoReconnectIsWorthNothing(@TempDir Path directory) throws Exception {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = probe.getLocalPort();
+        }
+        String[] serverArgs = {
+            "-tcp", "-tcpPort", Integer.toString(port), "-baseDir", directory.toString(), "-ifNotExists"
+        };
+        Server server = Server.createTcpServer(serverArgs).start();
+        String url = "jdbc:h2:tcp://localhost:" + port + "/f27reconnect;AUTO_RECONNECT=TRUE";
+        try (Connection connection = DriverManager.getConnection(url, "sa", "");
+                Statement statement = connection.createStatement()) {
+            statement.execute(new String(
+                    FenceEdgesIT.class
+                            .getResourceAsStream("/db/fencedlock/migration/V1__fencedlock_fence.sql")
+                            .readAllBytes(),
+                    StandardCharsets.UTF_8));
+            statement.execute("create table item (id bigint primary key, quantity bigint not null)");
+            statement.execute("create table note (id bigint primary key, body varchar(100))");
+            statement.execute("insert into item values (1, 10)");
+            FencedTables.protect(connection, "item");
+
+            connection.setAutoCommit(false);
+            FenceGuard.standard().enter(connection, "f27-reconnect", TOKENS.incrementAndGet());
+            long marked = Long.parseLong(queryString(statement, "select transaction_id()"));
+            connection.commit();
+
+            connection.setAutoCommit(true);
+            server.stop();
+            server = Server.createTcpServer(serverArgs).start();
+            // H2 reconnects a session in autocommit mode only
+            assertThat(queryString(statement, "select 1")).isEqualTo("1");
+            connection.setAutoCommit(false);
+
+            // the reconnected session replays the mark; steer a transaction to the mark's number
+            long drawn = -1;
+            for (int note = 1; note <= marked + 5 && drawn < marked; note++) {
+                statement.executeUpdate("insert into note values (" + note + ", 'steering')");
+                drawn = Long.parseLong(queryString(statement, "select transaction_id()"));
+                if (drawn < marked) {
+                    connection.rollback();
+                }
+            }
+            assertThat(drawn)
+                    .as("a transaction drew the mark's number %d", marked)
+                    .isEqualTo(marked);
+            assertThat(queryString(statement, "select cast(@FENCEDLOCK_FENCED as varchar)"))
+                    .as("the mark replayed into the new session")
+                    .startsWith(Long.toString(marked));
+            refusedWrite(statement, "update item set quantity = 0 where id = 1", "the replayed mark");
+            connection.rollback();
+            assertThat(queryString(statement, "select quantity from item where id = 1"))
+                    .isEqualTo("10");
+        } finally {
+            server.stop();
+        }
     }
 }
