@@ -133,6 +133,25 @@ class FenceEdgesIT {
     }
 
     /**
+     * The guard's other ways in mark the transaction too: the lock's first row inserted, and a
+     * second transaction of the same lease, which finds the row at its own token and only locks it.
+     */
+    @ParameterizedTest
+    @EnumSource(Target.class)
+    void everyWayThroughTheGuardLetsTheTransactionWrite(Target target) throws Exception {
+        TestDatabase db = protectedDatabase(target);
+        FixedLease lease = new FixedLease("f27-same-" + target, TOKENS.incrementAndGet());
+        for (int i = 0; i < 2; i++) {
+            JdbcFencing.inTransaction(db.dataSource(), lease, c -> {
+                try (Statement statement = c.createStatement()) {
+                    return statement.executeUpdate("update item set quantity = quantity + 1 where id = 1");
+                }
+            });
+        }
+        assertThat(db.queryLong("select quantity from item where id = 1")).isEqualTo(12);
+    }
+
+    /**
      * Item 2: after protect() on a partitioned table, a write to a partition, a partition attached
      * later and an inheritance child are refused, and a partition attached later leaves the table
      * reported unprotected until protect() runs again. Before the fix every write to a partition
