@@ -46,14 +46,15 @@ final class JdbcFencedLock extends AbstractFencedLock {
     protected Optional<JdbcLease> doAcquire(LeaseRequest request) throws InterruptedException {
         long leaseMillis = leaseMillis(request.leaseTime());
         long backoff = FIRST_BACKOFF_NANOS;
-        try (ReleaseSignals.Ticket ticket = signals().ticket(table().signalKey(key))) {
+        try (ReleaseSignals.Ticket ticket = signals().ticket(provider.signalKey(key))) {
             while (true) {
                 String holder = LockKeys.newHolder();
                 long start = runtime().clock().nanoTime();
                 SQLException failure = null;
                 long heldForNanos = 0;
                 try {
-                    LockTable.Attempt attempt = table().tryGrant(key, name(), holder, leaseMillis);
+                    LockTable.Attempt attempt = provider.call(
+                            false, (table, session) -> table.tryGrant(session, key, name(), holder, leaseMillis));
                     if (attempt.token().isPresent()) {
                         long validUntil = start + validity(request.leaseTime()).toNanos();
                         return Optional.of(new JdbcLease(
@@ -66,12 +67,19 @@ final class JdbcFencedLock extends AbstractFencedLock {
                                 validUntil));
                     }
                     heldForNanos = attempt.heldForMillis() * 1_000_000L;
-                    request.recordAttempt("held by another lease for " + attempt.heldForMillis()
-                            + " ms more by the database's clock");
+                    request.recordAttempt(
+                            attempt.rowLocked()
+                                    ? "another transaction holds the lock's row in " + provider.tableName()
+                                            + " locked (not a lease: a query or migration); counted as taken"
+                                    : "held by another lease for " + attempt.heldForMillis()
+                                            + " ms more by the database's clock");
                 } catch (SQLException e) {
+                    if (Thread.interrupted()) {
+                        throw new InterruptedException("interrupted while acquiring lock '" + name() + "'");
+                    }
                     if (isSchemaError(e)) {
                         throw new LockException(
-                                "Lock '" + name() + "': the lock table " + table().table()
+                                "Lock '" + name() + "': the lock table " + provider.tableName()
                                         + " is missing, not accessible or does not match this version; create it with the"
                                         + " Flyway migration at classpath:db/fencedlock/lock/migration ("
                                         + e.getMessage()
@@ -139,8 +147,8 @@ final class JdbcFencedLock extends AbstractFencedLock {
         return new LockUnavailableException(name(), elapsed, 1, 1, List.of(new NodeFailure(provider.node(), cause)));
     }
 
-    LockTable table() {
-        return provider.table();
+    JdbcLockProvider provider() {
+        return provider;
     }
 
     ReleaseSignals signals() {

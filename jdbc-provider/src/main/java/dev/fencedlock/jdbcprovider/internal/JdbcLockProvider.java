@@ -10,17 +10,23 @@ import javax.sql.DataSource;
 
 /**
  * The jdbc backend's provider: the lock table on one data source, and on PostgreSQL the thread
- * that listens for releases. Thread-safe.
+ * that listens for releases. Every call on the table borrows a connection and runs its statements
+ * within one operation timeout ({@link #call}). Thread-safe.
  */
 public final class JdbcLockProvider implements LockProvider {
     private final LeaseRuntime runtime;
-    private final LockTable table;
+    private final Connections connections;
+    private final String tableName;
     private final String node;
     private final long pollIntervalNanos;
+    private final long operationTimeoutNanos;
+    private volatile LockTable table; // found from the first connection that answers
     private ReleaseListener listener; // guarded by this
     private boolean closed; // guarded by this
 
     /**
+     * Looks at the database once, within the operation timeout.
+     *
      * @param node how failures name the database, without credentials
      * @throws IllegalArgumentException if the database answers and is not H2, PostgreSQL or MariaDB
      */
@@ -32,13 +38,15 @@ public final class JdbcLockProvider implements LockProvider {
             Duration pollInterval,
             Duration operationTimeout) {
         this.runtime = Objects.requireNonNull(runtime, "runtime");
-        this.table = new LockTable(dataSource, table, operationTimeout);
+        this.connections = new Connections(Objects.requireNonNull(dataSource, "dataSource"));
+        this.tableName = Objects.requireNonNull(table, "table");
         this.node = node;
         this.pollIntervalNanos = pollInterval.toNanos();
+        this.operationTimeoutNanos = operationTimeout.toNanos();
         try {
-            this.table.dialect();
+            call(false, (lockTable, session) -> null);
         } catch (SQLException e) {
-            // the database is down now; the dialect is found at the first statement
+            // the database is down now; the table's database is found at the first statement
         }
     }
 
@@ -47,8 +55,42 @@ public final class JdbcLockProvider implements LockProvider {
         return new JdbcFencedLock(name, runtime, this);
     }
 
-    LockTable table() {
-        return table;
+    /** Work on the lock table in one session. */
+    interface TableCall<T> {
+        T run(LockTable table, Session session) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} on a connection borrowed for it, all within one operation timeout from now:
+     * the borrow, each statement's network timeout and each statement's bound on the server.
+     *
+     * @param waitForRowLocks whether a statement may wait for a row another transaction holds locked
+     * @throws SQLException if the database failed or did not answer in time
+     */
+    <T> T call(boolean waitForRowLocks, TableCall<T> work) throws SQLException {
+        try (Session session = connections.open(System.nanoTime() + operationTimeoutNanos, waitForRowLocks)) {
+            try {
+                LockTable known = table;
+                if (known == null) {
+                    known = LockTable.of(session.connection(), tableName);
+                    table = known;
+                }
+                return work.run(known, session);
+            } catch (SQLException | RuntimeException e) {
+                session.failed();
+                throw e;
+            }
+        }
+    }
+
+    /** The lock table's name, as configured. */
+    String tableName() {
+        return tableName;
+    }
+
+    /** The {@link ReleaseSignals} key of a lock key in this table. */
+    String signalKey(String key) {
+        return LockTable.signalKey(tableName, key);
     }
 
     ReleaseSignals signals() {
@@ -65,10 +107,9 @@ public final class JdbcLockProvider implements LockProvider {
 
     /** Whether releases anywhere wake this client's waiters right now. */
     synchronized boolean notified() {
-        if (listener == null
-                && !closed
-                && table.knownDialect().filter(Dialect::notifies).isPresent()) {
-            listener = ReleaseListener.start(table, signals());
+        LockTable known = table;
+        if (listener == null && !closed && known != null && known.notifies()) {
+            listener = ReleaseListener.start(connections.dataSource(), known, signals());
         }
         return listener != null && listener.listening();
     }

@@ -1,0 +1,87 @@
+package dev.fencedlock.jdbcprovider.internal;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * The lock table on PostgreSQL.
+ *
+ * <ul>
+ *   <li>Clock: {@code statement_timestamp()}, when the server received the statement.
+ *   <li>Server-side bounds: every statement is sent behind {@code SELECT set_config('lock_timeout',
+ *       ..., true), set_config('statement_timeout', ..., true)} in the same round trip. The driver
+ *       sends both before one Sync, so they run in one implicit transaction: the settings hold for
+ *       the statement that follows and end with it (the pooled connection keeps its own). {@code
+ *       statement_timeout} is {@link Session#serverMillis()}; {@code lock_timeout} is 1 ms (0 would
+ *       mean "wait forever"), so a row or table another transaction holds locked fails the
+ *       statement with SQLSTATE 55P03 at once, before the statement has changed anything. A
+ *       release waits for a locked row up to its statement bound.
+ *   <li>The grant's {@code UPDATE} and the read of the row go in that same round trip.
+ *   <li>A release that cleared the row is announced with {@code pg_notify(channel, lock_key)} in
+ *       its {@code RETURNING} clause (one round trip); the notification is delivered when the
+ *       release commits, and wakes waiters that {@code LISTEN} ({@link ReleaseListener}).
+ * </ul>
+ */
+final class PostgreSqlLockTable extends LockTable {
+    private static final String NOW = "CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS BIGINT)";
+    /** SQLSTATE lock_not_available (lock_timeout, NOWAIT) and deadlock_detected. */
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
+
+    private static final String DEADLOCK = "40P01";
+
+    PostgreSqlLockTable(String table) {
+        super(table, NOW);
+    }
+
+    @Override
+    boolean isLockConflict(SQLException e) {
+        return LOCK_NOT_AVAILABLE.equals(e.getSQLState()) || DEADLOCK.equals(e.getSQLState());
+    }
+
+    @Override
+    PreparedStatement prepareBounded(Session session, String sql) throws SQLException {
+        long statementMillis = session.serverMillis();
+        long lockMillis = session.waitForRowLocks() ? statementMillis : 1;
+        return session.connection()
+                .prepareStatement("SELECT set_config('lock_timeout', '" + lockMillis + "', true),"
+                        + " set_config('statement_timeout', '" + statementMillis + "', true); " + sql);
+    }
+
+    @Override
+    void skipBounds(PreparedStatement statement) throws SQLException {
+        statement.getMoreResults();
+    }
+
+    @Override
+    Row grantAndRead(Session session, String key, String lockName, String holder, long leaseMillis)
+            throws SQLException {
+        try (PreparedStatement statement = prepareBounded(session, grantSql() + "; " + readSql())) {
+            bind(statement, holder, leaseMillis, key, lockName, key);
+            statement.execute();
+            skipBounds(statement); // to the update
+            statement.getMoreResults(); // to the read
+            return readRow(statement.getResultSet());
+        }
+    }
+
+    @Override
+    boolean release(Session session, String key, String holder) throws SQLException {
+        try (PreparedStatement statement = prepareBounded(
+                session,
+                "UPDATE " + table()
+                        + " SET holder = NULL WHERE lock_key = ? AND holder = ? RETURNING pg_notify(?, lock_key)")) {
+            bind(statement, key, holder, channel());
+            statement.execute();
+            skipBounds(statement);
+            try (ResultSet released = statement.getResultSet()) {
+                return released.next();
+            }
+        }
+    }
+
+    @Override
+    boolean notifies() {
+        return true;
+    }
+}
