@@ -96,6 +96,11 @@ final class Connections {
         }
     }
 
+    /** Runs {@code task} on one of the helper threads, for work nobody waits for. */
+    static void background(Runnable task) {
+        BORROWERS.execute(task);
+    }
+
     private static void closeQuietly(Connection connection) {
         try {
             connection.close();

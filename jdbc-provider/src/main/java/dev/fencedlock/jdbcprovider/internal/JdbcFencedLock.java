@@ -53,8 +53,7 @@ final class JdbcFencedLock extends AbstractFencedLock {
                 SQLException failure = null;
                 long heldForNanos = 0;
                 try {
-                    LockTable.Attempt attempt = provider.call(
-                            false, (table, session) -> table.tryGrant(session, key, name(), holder, leaseMillis));
+                    LockTable.Attempt attempt = provider.tryGrant(key, name(), holder, leaseMillis);
                     if (attempt.token().isPresent()) {
                         long validUntil = start + validity(request.leaseTime()).toNanos();
                         return Optional.of(new JdbcLease(

@@ -4,9 +4,12 @@ import dev.fencedlock.FencedLock;
 import dev.fencedlock.spi.LeaseRuntime;
 import dev.fencedlock.spi.LockProvider;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.util.Objects;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The jdbc backend's provider: the lock table on one data source, and on PostgreSQL the thread
@@ -14,6 +17,8 @@ import javax.sql.DataSource;
  * within one operation timeout ({@link #call}). Thread-safe.
  */
 public final class JdbcLockProvider implements LockProvider {
+    private static final Logger log = LoggerFactory.getLogger(JdbcLockProvider.class);
+
     private final LeaseRuntime runtime;
     private final Connections connections;
     private final String tableName;
@@ -68,6 +73,10 @@ public final class JdbcLockProvider implements LockProvider {
      * @throws SQLException if the database failed or did not answer in time
      */
     <T> T call(boolean waitForRowLocks, TableCall<T> work) throws SQLException {
+        return call(waitForRowLocks, work, null);
+    }
+
+    private <T> T call(boolean waitForRowLocks, TableCall<T> work, Runnable ifUnanswered) throws SQLException {
         try (Session session = connections.open(System.nanoTime() + operationTimeoutNanos, waitForRowLocks)) {
             try {
                 LockTable known = table;
@@ -78,9 +87,62 @@ public final class JdbcLockProvider implements LockProvider {
                 return work.run(known, session);
             } catch (SQLException | RuntimeException e) {
                 session.failed();
+                if (ifUnanswered != null && e instanceof SQLException sql && unanswered(sql)) {
+                    ifUnanswered.run();
+                }
                 throw e;
             }
         }
+    }
+
+    /** Whether a statement may have reached the database without its answer reaching the client. */
+    private static boolean unanswered(SQLException e) {
+        return e instanceof SQLTimeoutException
+                || (e.getSQLState() != null && e.getSQLState().startsWith("08"));
+    }
+
+    /**
+     * One grant attempt ({@link LockTable#tryGrant}) within one operation timeout. If a statement
+     * was sent and no answer came back, the grant may have landed with nobody to hold it: {@link
+     * #clearAbandoned} clears it.
+     */
+    LockTable.Attempt tryGrant(String key, String lockName, String holder, long leaseMillis) throws SQLException {
+        return call(
+                false,
+                (lockTable, session) -> lockTable.tryGrant(session, key, lockName, holder, leaseMillis),
+                () -> clearAbandoned(key, holder, leaseMillis));
+    }
+
+    /**
+     * After an attempt that sent a statement and got no answer: clears {@code holder}'s grant in the
+     * background, in case the statement reached the database and only its reply was lost or late.
+     * No lease carries that holder value, so nobody loses anything; without this the lock would
+     * stay granted to nobody for a whole lease. Best effort: the release is retried, with pauses
+     * growing from 250 ms to 5 s, until it is answered or the grant would have expired anyway;
+     * failures are logged at DEBUG.
+     */
+    private void clearAbandoned(String key, String holder, long leaseMillis) {
+        long giveUpAt = System.nanoTime() + leaseMillis * 1_000_000L;
+        Connections.background(() -> {
+            long pauseMillis = 250;
+            while (true) {
+                try {
+                    call(true, (lockTable, session) -> lockTable.release(session, key, holder));
+                    return;
+                } catch (SQLException | RuntimeException e) {
+                    log.debug("Could not clear a possibly abandoned grant in {} yet: {}", tableName, e.toString());
+                }
+                if (System.nanoTime() + pauseMillis * 1_000_000L - giveUpAt >= 0) {
+                    return;
+                }
+                try {
+                    Thread.sleep(pauseMillis);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                pauseMillis = Math.min(pauseMillis * 2, 5_000);
+            }
+        });
     }
 
     /** The lock table's name, as configured. */
