@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,7 +77,7 @@ public final class JdbcLockProvider implements LockProvider {
         return call(waitForRowLocks, work, null);
     }
 
-    private <T> T call(boolean waitForRowLocks, TableCall<T> work, Runnable ifUnanswered) throws SQLException {
+    private <T> T call(boolean waitForRowLocks, TableCall<T> work, Consumer<Session> ifUnanswered) throws SQLException {
         try (Session session = connections.open(System.nanoTime() + operationTimeoutNanos, waitForRowLocks)) {
             try {
                 LockTable known = table;
@@ -88,7 +89,7 @@ public final class JdbcLockProvider implements LockProvider {
             } catch (SQLException | RuntimeException e) {
                 session.failed();
                 if (ifUnanswered != null && e instanceof SQLException sql && unanswered(sql)) {
-                    ifUnanswered.run();
+                    ifUnanswered.accept(session);
                 }
                 throw e;
             }
@@ -109,25 +110,46 @@ public final class JdbcLockProvider implements LockProvider {
     LockTable.Attempt tryGrant(String key, String lockName, String holder, long leaseMillis) throws SQLException {
         return call(
                 false,
-                (lockTable, session) -> lockTable.tryGrant(session, key, lockName, holder, leaseMillis),
-                () -> clearAbandoned(key, holder, leaseMillis));
+                (lockTable, session) -> {
+                    session.serverSessionId(lockTable.sessionId(session));
+                    return lockTable.tryGrant(session, key, lockName, holder, leaseMillis);
+                },
+                session -> clearAbandoned(key, holder, leaseMillis, session.brokenServerSession()));
     }
 
     /**
      * After an attempt that sent a statement and got no answer: clears {@code holder}'s grant in the
      * background, in case the statement reached the database and only its reply was lost or late.
+     * If the attempt's connection broke, its server session ({@code serverSession}, null if
+     * unknown) is ended first, so that a grant still on its way (held up in a partition) can never
+     * run after the release.
      * No lease carries that holder value, so nobody loses anything; without this the lock would
      * stay granted to nobody for a whole lease. Best effort: the release is retried, with pauses
      * growing from 250 ms to 5 s, until it is answered or the grant would have expired anyway;
      * failures are logged at DEBUG.
      */
-    private void clearAbandoned(String key, String holder, long leaseMillis) {
+    private void clearAbandoned(String key, String holder, long leaseMillis, Long serverSession) {
         long giveUpAt = System.nanoTime() + leaseMillis * 1_000_000L;
         Connections.background(() -> {
             long pauseMillis = 250;
             while (true) {
                 try {
-                    call(true, (lockTable, session) -> lockTable.release(session, key, holder));
+                    call(true, (lockTable, session) -> {
+                        if (serverSession != null) {
+                            try {
+                                lockTable.endSession(session, serverSession);
+                            } catch (SQLException e) {
+                                if (e.getSQLState() != null && e.getSQLState().startsWith("08")) {
+                                    throw e;
+                                }
+                                log.debug(
+                                        "Could not end session {} of an abandoned grant: {}",
+                                        serverSession,
+                                        e.toString());
+                            }
+                        }
+                        return lockTable.release(session, key, holder);
+                    });
                     return;
                 } catch (SQLException | RuntimeException e) {
                     log.debug("Could not clear a possibly abandoned grant in {} yet: {}", tableName, e.toString());

@@ -97,6 +97,22 @@ abstract class LockTable {
         return work.run();
     }
 
+    /**
+     * The id by which another connection can end this session's server process or thread
+     * ({@link #endSession}); null where there is none. Asked before a grant is sent, so that the
+     * grant can be stopped for good if its answer never comes.
+     */
+    Long sessionId(Session session) throws SQLException {
+        return null;
+    }
+
+    /**
+     * Ends the server session {@code id} (from {@link #sessionId}) and waits, within the session's
+     * time, until it is gone: whatever it had not yet run (a grant still on its way through a
+     * partition) then never runs. Does nothing where there are no ids.
+     */
+    void endSession(Session session, long id) throws SQLException {}
+
     /** Whether releases are announced with {@code NOTIFY} and waiters woken by {@code LISTEN}. */
     boolean notifies() {
         return false;

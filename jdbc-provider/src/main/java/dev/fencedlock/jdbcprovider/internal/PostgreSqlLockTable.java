@@ -1,8 +1,10 @@
 package dev.fencedlock.jdbcprovider.internal;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import org.postgresql.PGConnection;
 
 /**
  * The lock table on PostgreSQL.
@@ -18,6 +20,9 @@ import java.sql.SQLException;
  *       statement with SQLSTATE 55P03 at once, before the statement has changed anything. A
  *       release waits for a locked row up to its statement bound.
  *   <li>The grant's {@code UPDATE} and the read of the row go in that same round trip.
+ *   <li>A grant whose answer never came: another connection ends its backend with {@code
+ *       pg_terminate_backend(pid, timeout)}, which waits until the process has exited, and then
+ *       clears the grant if it had landed.
  *   <li>A release that cleared the row is announced with {@code pg_notify(channel, lock_key)} in
  *       its {@code RETURNING} clause (one round trip); the notification is delivered when the
  *       release commits, and wakes waiters that {@code LISTEN} ({@link ReleaseListener}).
@@ -77,6 +82,25 @@ final class PostgreSqlLockTable extends LockTable {
             try (ResultSet released = statement.getResultSet()) {
                 return released.next();
             }
+        }
+    }
+
+    /** The backend's process id, which the driver learned when it connected: no round trip. */
+    @Override
+    Long sessionId(Session session) throws SQLException {
+        Connection connection = session.connection();
+        return connection.isWrapperFor(PGConnection.class)
+                ? (long) connection.unwrap(PGConnection.class).getBackendPID()
+                : null;
+    }
+
+    /** {@code pg_terminate_backend} with a timeout waits until the backend has exited. */
+    @Override
+    void endSession(Session session, long id) throws SQLException {
+        try (PreparedStatement statement =
+                prepareBounded(session, "SELECT pg_terminate_backend(CAST(? AS INTEGER), CAST(? AS BIGINT))")) {
+            bind(statement, id, Math.max(1, session.serverMillis() / 2));
+            statement.execute();
         }
     }
 

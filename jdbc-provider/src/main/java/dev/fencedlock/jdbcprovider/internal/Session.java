@@ -24,6 +24,7 @@ final class Session implements AutoCloseable {
     private final boolean autoCommitWas;
     private final int networkTimeoutWas;
     private boolean failed;
+    private Long serverSessionId;
 
     /**
      * @param waitForRowLocks whether a statement may wait for a row another transaction locked
@@ -87,6 +88,20 @@ final class Session implements AutoCloseable {
     /** Whether a statement may wait for a row lock held by another transaction. */
     boolean waitForRowLocks() {
         return waitForRowLocks;
+    }
+
+    /** Remembers the server session id ({@link LockTable#sessionId}) of this connection. */
+    void serverSessionId(Long id) {
+        this.serverSessionId = id;
+    }
+
+    /** The server session id remembered, if the connection is broken now: null otherwise. */
+    Long brokenServerSession() {
+        try {
+            return connection.isClosed() ? serverSessionId : null;
+        } catch (SQLException e) {
+            return serverSessionId;
+        }
     }
 
     /** Marks the connection as suspect: it is closed for good rather than kept for reuse. */
