@@ -20,13 +20,19 @@ import java.util.concurrent.ThreadLocalRandom;
  *       it has no holder or its grant expired ({@code expires_at <= now}): write a new random
  *       holder value, {@code expires_at = now + lease} and {@code token = max(now << 16, token + 1)};
  *   <li>if no row was taken because the lock has no row yet, insert it (free, token 0) and retry;
- *   <li>if it was taken, read the token back by the holder value; the lease is valid on the
+ *   <li>if it was taken, read the token back (the row is read in the same round trip on
+ *       PostgreSQL); the lease is valid on the
  *       client's clock until {@code start + lease - drift}, which is no later than the database's
  *       {@code expires_at}, since the database read {@code now} after {@code start};
  *   <li>otherwise read how long the current grant has left, and wait for the smallest of that, the
  *       poll interval (growing from 10 ms), and the wait left; a release in this JVM, or a {@code
  *       NOTIFY} on PostgreSQL, ends the wait early. Then try again until the wait is spent.
  * </ol>
+ *
+ * <p>Each attempt runs within one operation timeout ({@link JdbcLockProvider#tryGrant}), so the call
+ * ends within its wait plus that timeout. A row another transaction holds locked is "taken": the
+ * attempt does not wait for it ({@link LockTable}). An attempt the database did not answer is a
+ * failure: retried while the wait lasts, then {@link dev.fencedlock.LockUnavailableException}.
  *
  * <p>Thread-safe.
  */
