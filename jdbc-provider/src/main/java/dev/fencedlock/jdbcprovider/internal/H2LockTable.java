@@ -13,8 +13,8 @@ import java.sql.Statement;
  *   <li>Server-side bounds: H2's lock timeout is a session setting, so each call reads the
  *       session's ({@code LOCK_TIMEOUT()}), sets {@code SET LOCK_TIMEOUT 1} for its statements
  *       (0 would mean H2's default of 2 s) and puts the session's back afterwards. A row another
- *       transaction holds locked fails the statement with error 50200 at once. A release may wait
- *       for a locked row up to {@link Session#serverMillis()}. H2 runs in the client's JVM or
+ *       transaction holds locked fails the statement with error 50200 at once. An extension or a
+ *       release may wait for a locked row up to {@link Session#serverMillis()}. H2 runs in the client's JVM or
  *       answers over its TCP server, so nothing else can keep a statement running after the
  *       client gave up.
  * </ul>

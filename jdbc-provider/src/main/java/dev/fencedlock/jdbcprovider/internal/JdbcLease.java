@@ -39,7 +39,8 @@ final class JdbcLease extends AbstractLease {
         long start = lock.runtimeOf().clock().nanoTime();
         try {
             long leaseMillis = JdbcFencedLock.leaseMillis(leaseTime);
-            if (!lock.provider().call(false, (table, session) -> table.extend(session, key, holder, leaseMillis))) {
+            // an extension may wait for the row (bounded): a contender's grant attempt holds it briefly
+            if (!lock.provider().call(true, (table, session) -> table.extend(session, key, holder, leaseMillis))) {
                 return Optional.empty();
             }
         } catch (SQLException e) {
@@ -52,7 +53,7 @@ final class JdbcLease extends AbstractLease {
     protected void doRelease() {
         long start = lock.runtimeOf().clock().nanoTime();
         try {
-            // a release may wait for a row another transaction holds: landing late does no harm
+            // a release may wait for a row another transaction holds (bounded): landing late does no harm
             if (lock.provider().call(true, (table, session) -> table.release(session, key, holder))) {
                 lock.signals().signal(lock.provider().signalKey(key));
             }

@@ -128,7 +128,7 @@ public final class JdbcLockProvider implements LockProvider {
      * growing from 250 ms to 5 s, until it is answered or the grant would have expired anyway;
      * failures are logged at DEBUG.
      */
-    private void clearAbandoned(String key, String holder, long leaseMillis, Long serverSession) {
+    private void clearAbandoned(String key, String holder, long leaseMillis, Session.ServerSession serverSession) {
         long giveUpAt = System.nanoTime() + leaseMillis * 1_000_000L;
         Connections.background(() -> {
             long pauseMillis = 250;

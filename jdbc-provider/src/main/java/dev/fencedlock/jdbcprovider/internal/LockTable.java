@@ -107,11 +107,11 @@ abstract class LockTable {
     }
 
     /**
-     * Ends the server session {@code id} (from {@link #sessionId}) and waits, within the session's
-     * time, until it is gone: whatever it had not yet run (a grant still on its way through a
-     * partition) then never runs. Does nothing where there are no ids.
+     * Ends the server session {@code ended} (from {@link #sessionId}) and waits, within the
+     * session's time, until it is gone: whatever it had not yet run (a grant still on its way
+     * through a partition) then never runs. Does nothing where there are no ids.
      */
-    void endSession(Session session, long id) throws SQLException {}
+    void endSession(Session session, Session.ServerSession ended) throws SQLException {}
 
     /** Whether releases are announced with {@code NOTIFY} and waiters woken by {@code LISTEN}. */
     boolean notifies() {

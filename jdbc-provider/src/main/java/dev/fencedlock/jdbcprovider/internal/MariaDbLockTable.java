@@ -19,8 +19,8 @@ import java.util.WeakHashMap;
  *       innodb_lock_wait_timeout=0, lock_wait_timeout=0, max_statement_time=... FOR}, which holds
  *       for that statement alone. A row lock (InnoDB) or a table's metadata lock (a migration's
  *       {@code ALTER TABLE}, {@code LOCK TABLES}) held by another transaction fails the statement
- *       at once with error 1205; {@code max_statement_time} is {@link Session#serverMillis()}. A
- *       release may wait for a locked row for the whole seconds its statement bound allows (both
+ *       at once with error 1205; {@code max_statement_time} is {@link Session#serverMillis()}. An
+ *       extension or a release may wait for a locked row for the whole seconds its statement bound allows (both
  *       lock timeouts are whole seconds).
  *   <li>A grant whose answer never came: another connection ends its thread with {@code KILL
  *       CONNECTION} (its id asked once per connection with {@code CONNECTION_ID()}), waits until
@@ -68,7 +68,8 @@ final class MariaDbLockTable extends LockTable {
 
     /** {@code KILL CONNECTION}, then waits until the thread has left the process list. */
     @Override
-    void endSession(Session session, long id) throws SQLException {
+    void endSession(Session session, Session.ServerSession ended) throws SQLException {
+        long id = ended.id();
         try (Statement kill = session.connection().createStatement()) {
             kill.execute("KILL CONNECTION " + id);
         } catch (SQLException e) {

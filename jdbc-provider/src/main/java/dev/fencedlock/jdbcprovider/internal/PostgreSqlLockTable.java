@@ -17,8 +17,8 @@ import org.postgresql.PGConnection;
  *       the statement that follows and end with it (the pooled connection keeps its own). {@code
  *       statement_timeout} is {@link Session#serverMillis()}; {@code lock_timeout} is 1 ms (0 would
  *       mean "wait forever"), so a row or table another transaction holds locked fails the
- *       statement with SQLSTATE 55P03 at once, before the statement has changed anything. A
- *       release waits for a locked row up to its statement bound.
+ *       statement with SQLSTATE 55P03 at once, before the statement has changed anything. An
+ *       extension or a release waits for a locked row up to its statement bound.
  *   <li>The grant's {@code UPDATE} and the read of the row go in that same round trip.
  *   <li>A grant whose answer never came: another connection ends its backend with {@code
  *       pg_terminate_backend(pid, timeout)}, which waits until the process has exited, and then
@@ -34,6 +34,8 @@ final class PostgreSqlLockTable extends LockTable {
     private static final String LOCK_NOT_AVAILABLE = "55P03";
 
     private static final String DEADLOCK = "40P01";
+    /** Whether the PostgreSQL JDBC driver, an optional dependency, is there to ask for the backend's id. */
+    private static final boolean PGJDBC = present("org.postgresql.PGConnection");
 
     PostgreSqlLockTable(String table) {
         super(table, NOW);
@@ -89,18 +91,33 @@ final class PostgreSqlLockTable extends LockTable {
     @Override
     Long sessionId(Session session) throws SQLException {
         Connection connection = session.connection();
-        return connection.isWrapperFor(PGConnection.class)
+        return PGJDBC && connection.isWrapperFor(PGConnection.class)
                 ? (long) connection.unwrap(PGConnection.class).getBackendPID()
                 : null;
     }
 
-    /** {@code pg_terminate_backend} with a timeout waits until the backend has exited. */
+    /**
+     * {@code pg_terminate_backend} with a timeout waits until the backend has exited. Only a
+     * backend that began before the connection was handed over is ended: a process id can be
+     * reused once its backend is gone.
+     */
     @Override
-    void endSession(Session session, long id) throws SQLException {
-        try (PreparedStatement statement =
-                prepareBounded(session, "SELECT pg_terminate_backend(CAST(? AS INTEGER), CAST(? AS BIGINT))")) {
-            bind(statement, id, Math.max(1, session.serverMillis() / 2));
+    void endSession(Session session, Session.ServerSession ended) throws SQLException {
+        try (PreparedStatement statement = prepareBounded(
+                session,
+                "SELECT pg_terminate_backend(pid, CAST(? AS BIGINT)) FROM pg_stat_activity WHERE pid = CAST(? AS INTEGER)"
+                        + " AND backend_start <= statement_timestamp() - CAST(? AS BIGINT) * INTERVAL '1 millisecond'")) {
+            bind(statement, Math.max(1, session.serverMillis() / 2), ended.id(), ended.ageMillis());
             statement.execute();
+        }
+    }
+
+    private static boolean present(String className) {
+        try {
+            Class.forName(className, false, PostgreSqlLockTable.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
         }
     }
 

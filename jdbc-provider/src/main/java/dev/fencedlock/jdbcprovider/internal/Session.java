@@ -23,6 +23,7 @@ final class Session implements AutoCloseable {
     private final boolean waitForRowLocks;
     private final boolean autoCommitWas;
     private final int networkTimeoutWas;
+    private final long handedNanos = System.nanoTime();
     private boolean failed;
     private Long serverSessionId;
 
@@ -95,12 +96,23 @@ final class Session implements AutoCloseable {
         this.serverSessionId = id;
     }
 
-    /** The server session id remembered, if the connection is broken now: null otherwise. */
-    Long brokenServerSession() {
+    /** A server session ({@link LockTable#sessionId}) and when its connection was handed to a caller. */
+    record ServerSession(long id, long handedNanos) {
+        /** Milliseconds since the connection was handed over: its session began at least that long ago. */
+        long ageMillis() {
+            return (System.nanoTime() - handedNanos) / 1_000_000;
+        }
+    }
+
+    /** The server session remembered, if the connection is broken now: null otherwise. */
+    ServerSession brokenServerSession() {
+        if (serverSessionId == null) {
+            return null;
+        }
         try {
-            return connection.isClosed() ? serverSessionId : null;
+            return connection.isClosed() ? new ServerSession(serverSessionId, handedNanos) : null;
         } catch (SQLException e) {
-            return serverSessionId;
+            return new ServerSession(serverSessionId, handedNanos);
         }
     }
 
@@ -112,7 +124,7 @@ final class Session implements AutoCloseable {
     @Override
     public void close() throws SQLException {
         try {
-            if (!failed && !connection.isClosed()) {
+            if (!connection.isClosed()) {
                 if (networkTimeoutWas >= 0) {
                     connection.setNetworkTimeout(DIRECT, networkTimeoutWas);
                 }
