@@ -244,13 +244,7 @@ class JdbcLockIT {
         TestDatabase database = database(kind);
         TcpProxy proxy = proxyTo(database);
         resources.add(proxy);
-        LockClient slow = JdbcLocks.create(
-                LockConfig.builder().backend(JdbcProviderFactory.BACKEND).build(),
-                JdbcLockSettings.builder()
-                        .url(proxiedUrl(database, proxy))
-                        .user(database.user())
-                        .password(database.password())
-                        .build());
+        LockClient slow = proxiedClient(database, proxy);
         resources.add(slow);
         proxy.delayReplies(Duration.ofMillis(150));
         String name = "slow:" + kind;
@@ -283,13 +277,7 @@ class JdbcLockIT {
         TestDatabase database = database(kind);
         TcpProxy proxy = proxyTo(database);
         resources.add(proxy);
-        LockClient client = JdbcLocks.create(
-                LockConfig.builder().backend(JdbcProviderFactory.BACKEND).build(),
-                JdbcLockSettings.builder()
-                        .url(proxiedUrl(database, proxy))
-                        .user(database.user())
-                        .password(database.password())
-                        .build());
+        LockClient client = proxiedClient(database, proxy);
         resources.add(client);
         for (int i = 0; i < 20; i++) {
             try (Lease lease = client.lock("reused:" + kind).acquire(Duration.ofSeconds(5))) {
@@ -387,6 +375,17 @@ class JdbcLockIT {
     static TcpProxy proxyTo(TestDatabase database) {
         java.net.URI uri = java.net.URI.create(database.jdbcUrl().substring("jdbc:".length()));
         return TcpProxy.start(uri.getHost(), uri.getPort());
+    }
+
+    /** A client with default settings on {@code database}'s URL through {@code proxy}; the caller closes it. */
+    static LockClient proxiedClient(TestDatabase database, TcpProxy proxy) {
+        return JdbcLocks.create(
+                LockConfig.builder().backend(JdbcProviderFactory.BACKEND).build(),
+                JdbcLockSettings.builder()
+                        .url(proxiedUrl(database, proxy))
+                        .user(database.user())
+                        .password(database.password())
+                        .build());
     }
 
     /** {@code database}'s JDBC URL with the server's port replaced by the proxy's. */

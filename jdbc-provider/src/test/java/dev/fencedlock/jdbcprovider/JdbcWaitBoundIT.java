@@ -212,13 +212,7 @@ class JdbcWaitBoundIT {
         TcpProxy proxy = closeLater(JdbcLockIT.proxyTo(database));
         LockClient client;
         if (byUrl) {
-            client = closeLater(JdbcLocks.create(
-                    LockConfig.builder().backend(JdbcProviderFactory.BACKEND).build(),
-                    JdbcLockSettings.builder()
-                            .url(JdbcLockIT.proxiedUrl(database, proxy))
-                            .user(database.user())
-                            .password(database.password())
-                            .build()));
+            client = closeLater(JdbcLockIT.proxiedClient(database, proxy));
         } else {
             HikariConfig pool = new HikariConfig();
             pool.setJdbcUrl(JdbcLockIT.proxiedUrl(database, proxy));
