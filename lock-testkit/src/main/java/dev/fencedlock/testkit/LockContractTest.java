@@ -299,6 +299,52 @@ public abstract class LockContractTest {
         }
     }
 
+    /**
+     * A fixed lease cut short by {@code extend} ends at the new time: invalid then, {@code onLost}
+     * told once then (not at the old end), and the backend frees the lock for the next holder then.
+     */
+    @Test
+    void extendToAShorterTimeMovesTheLossAndFreesTheLockThen() throws Exception {
+        LockClient client = newClient(Duration.ofSeconds(5));
+        LockClient other = newClient(Duration.ofSeconds(5));
+        String name = uniqueName();
+        Duration shorter = shortLease();
+        Duration original = shorter.plus(Duration.ofSeconds(10));
+        Duration margin = Duration.ofSeconds(4); // what a loaded machine may add; the old end is 10 s away
+        Lease lease = client.lock(name).acquire(Duration.ofSeconds(10), original);
+        AtomicInteger reports = new AtomicInteger();
+        CountDownLatch lost = new CountDownLatch(1);
+        long[] lostAt = new long[1];
+        lease.onLost((l, cause) -> {
+            lostAt[0] = System.nanoTime();
+            reports.incrementAndGet();
+            lost.countDown();
+        });
+        long extendedAt = System.nanoTime();
+        lease.extend(shorter);
+        Optional<Lease> next = other.lock(name).tryAcquire(shorter.plus(margin));
+        long nextAt = System.nanoTime();
+        assertThat(next)
+                .as("another client gets the lock soon after the new end, long before the old one")
+                .isPresent();
+        assertThat(lease.isValid())
+                .as("the shortened lease once the next holder has the lock")
+                .isFalse();
+        assertThat(Duration.ofNanos(nextAt - extendedAt))
+                .as("from extend to the next grant")
+                .isLessThan(shorter.plus(margin));
+        assertThat(lost.await(margin.toMillis(), TimeUnit.MILLISECONDS))
+                .as("onLost told when the shortened lease ran out")
+                .isTrue();
+        assertThat(Duration.ofNanos(lostAt[0] - extendedAt))
+                .as("from extend to onLost")
+                .isBetween(shorter.multipliedBy(9).dividedBy(10), shorter.plus(margin));
+        assertThat(next.get().token()).isGreaterThan(lease.token());
+        lease.close();
+        next.get().close();
+        assertThat(reports.get()).as("loss reports").isEqualTo(1);
+    }
+
     @Test
     void autoRenewingLeaseSurvivesSeveralLeaseLengths() throws Exception {
         LockClient client = newClient(shortLease());
