@@ -150,8 +150,8 @@ class AbstractLeaseTest {
     @Test
     void holdTimeCapStopsRenewalAndTheLeaseRunsOut() throws Exception {
         // a lease long enough that a busy machine's scheduling delays cannot expire it between renewals
-        LeaseRuntime rt = runtime(LockConfig.builder().maxHoldTime(Duration.ofMillis(1800)));
         Duration leaseTime = Duration.ofMillis(600);
+        LeaseRuntime rt = runtime(LockConfig.builder().leaseTime(leaseTime).maxHoldTime(Duration.ofMillis(1800)));
         long start = System.nanoTime();
         ScriptedLease lease = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> Optional.of(leaseTime)));
         CountDownLatch lost = new CountDownLatch(1);
