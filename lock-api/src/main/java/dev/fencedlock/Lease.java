@@ -71,6 +71,17 @@ public interface Lease extends AutoCloseable {
     void extend(Duration leaseTime);
 
     /**
+     * The lease time to pass to {@link #extend} so that this lease stays valid for at least {@code
+     * validity} from the call, if the backend answers at once: {@code validity} plus whatever the
+     * backend takes off a lease's validity (Redlock's and the jdbc backend's clock-drift allowance,
+     * 1% plus 2 ms by default). Use it where a lease must cover a given time exactly, such as a
+     * lock kept until a deadline. The default returns {@code validity}.
+     */
+    default Duration leaseTimeFor(Duration validity) {
+        return validity;
+    }
+
+    /**
      * Registers a listener told exactly once when this lease is lost (expired, renewal failed, or
      * the backend reported the loss). A listener registered after the loss is told at once on the
      * calling thread. Closing the lease is not a loss: listeners are not told about it.

@@ -76,6 +76,7 @@ public abstract class AbstractLease implements Lease {
     private final List<LeaseLostListener> listeners = new ArrayList<>(2);
 
     private volatile long validUntilNanos;
+    private volatile AbstractFencedLock grantedBy;
     private volatile ScheduledFuture<?> renewalTask;
     private volatile ScheduledFuture<?> watchdogTask;
     private long watchdogDueNanos; // guarded by tasks
@@ -144,8 +145,13 @@ public abstract class AbstractLease implements Lease {
         return CompletableFuture.runAsync(this::doRelease, runtime.backendExecutor());
     }
 
-    /** Starts the watchdog and renewal; called once, by {@link AbstractFencedLock}, after the grant. */
-    final void activate() {
+    /**
+     * Starts the watchdog and renewal; called once, by {@link AbstractFencedLock}, after the grant.
+     *
+     * @param grantedBy the lock whose backend granted this lease, which knows its validity allowance
+     */
+    final void activate(AbstractFencedLock grantedBy) {
+        this.grantedBy = grantedBy;
         if (state.get() != State.HELD) {
             return;
         }
@@ -193,11 +199,26 @@ public abstract class AbstractLease implements Lease {
         return state.get() == State.HELD && left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
     }
 
+    /**
+     * The lease time to {@link #extend} this lease to so that it stays valid for at least {@code
+     * validity} from the call, if the backend answers at once: {@code validity} plus the backend's
+     * {@linkplain AbstractFencedLock#validityAllowance validity allowance}.
+     */
+    @Override
+    public final Duration leaseTimeFor(Duration validity) {
+        AbstractFencedLock lock = grantedBy;
+        return lock == null ? validity : lock.leaseTimeFor(validity);
+    }
+
     @Override
     public final void extend(Duration newLeaseTime) {
         if (newLeaseTime == null || newLeaseTime.isZero() || newLeaseTime.isNegative()) {
             throw new IllegalArgumentException("leaseTime must be positive, got "
                     + (newLeaseTime == null ? "null" : DurationFormat.format(newLeaseTime)));
+        }
+        AbstractFencedLock lock = grantedBy;
+        if (lock != null) {
+            lock.requireGrantable(newLeaseTime);
         }
         requireHeld();
         CompletableFuture<Void> mine = new CompletableFuture<>();
