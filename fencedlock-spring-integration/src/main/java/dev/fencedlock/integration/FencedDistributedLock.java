@@ -15,14 +15,22 @@ import org.springframework.integration.support.locks.DistributedLock;
  * One key's lock of a {@link FencedLockRegistry}: a local {@link ReentrantLock} in front of a
  * fencedlock lease. The first acquisition by a thread takes a fixed lease of the TTL; a re-entrant
  * acquisition restarts it (so {@code LockRegistryLeaderInitiator}'s heartbeat keeps its leader's
- * lock), or, when the lease has run out meanwhile, takes a new one (a new token) if the lock is free.
- * The last {@code unlock} releases the lease.
+ * lock). The last {@code unlock} releases the lease.
+ *
+ * <p>A hold whose lease has run out (or was lost) stays broken until the thread lets it go: a
+ * re-entrant {@code tryLock} answers {@code false}, a re-entrant {@code lock} or {@code
+ * lockInterruptibly} throws {@link ConcurrentModificationException}, and the last {@code unlock}
+ * throws {@link ConcurrentModificationException} after releasing the local lock. A re-entry never
+ * takes a new lease under the old hold: another instance may have held the lock meanwhile, and a
+ * holder that carried on (a leader through its heartbeat) would not know it had been displaced.
+ * Spring Integration's Redis and JDBC registries re-take a free lock silently there; this one keeps
+ * the promise of its {@code unlock} instead, and {@code LockRegistryLeaderInitiator} reads the
+ * failed re-entry as lost leadership. After the throwing {@code unlock} the lock can be taken
+ * afresh, with a new token.
  *
  * <p>Only the owning thread may unlock or renew ({@link IllegalStateException} otherwise). An
- * {@code unlock} that finds the lease already gone throws {@link ConcurrentModificationException}
- * after releasing the local lock; it never touches a later holder's lock. Backend failures reach
- * the caller as fencedlock's {@link dev.fencedlock.LockUnavailableException}, with nothing held.
- * Thread-safe.
+ * {@code unlock} never touches a later holder's lock. Backend failures reach the caller as
+ * fencedlock's {@link dev.fencedlock.LockUnavailableException}, with nothing more held. Thread-safe.
  */
 public final class FencedDistributedLock implements DistributedLock {
     private static final Duration POLL = Duration.ofMillis(100);
@@ -60,7 +68,7 @@ public final class FencedDistributedLock implements DistributedLock {
         try {
             while (true) {
                 try {
-                    if (tryLock(POLL, ttl)) {
+                    if (tryLock(POLL, ttl, true)) {
                         return;
                     }
                 } catch (InterruptedException e) {
@@ -76,7 +84,7 @@ public final class FencedDistributedLock implements DistributedLock {
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        while (!tryLock(POLL, ttl)) {
+        while (!tryLock(POLL, ttl, true)) {
             if (Thread.interrupted()) {
                 throw new InterruptedException();
             }
@@ -101,10 +109,20 @@ public final class FencedDistributedLock implements DistributedLock {
     /**
      * Waits up to {@code waitTime} for the lock, held for {@code ttl} once taken.
      *
-     * @return whether the calling thread now holds it
+     * @return whether the calling thread now holds it; false for a re-entry into a hold whose lease
+     *     has run out or was lost
      */
     @Override
     public boolean tryLock(Duration waitTime, Duration ttl) throws InterruptedException {
+        return tryLock(waitTime, ttl, false);
+    }
+
+    /**
+     * @param throwOnBrokenReentry whether a re-entry into a hold whose lease is gone throws {@link
+     *     ConcurrentModificationException} (for {@code lock}, which cannot answer false) rather than
+     *     answering false
+     */
+    private boolean tryLock(Duration waitTime, Duration ttl, boolean throwOnBrokenReentry) throws InterruptedException {
         requirePositive(ttl, "ttl");
         long deadline = System.nanoTime() + Math.max(0, waitTime.toNanos());
         if (!local.tryLock(Math.max(0, waitTime.toNanos()), TimeUnit.NANOSECONDS)) {
@@ -112,7 +130,14 @@ public final class FencedDistributedLock implements DistributedLock {
         }
         boolean held = false;
         try {
-            held = local.getHoldCount() > 1 && restart(ttl) || take(deadline, ttl);
+            if (local.getHoldCount() == 1) {
+                held = take(deadline, ttl);
+            } else {
+                held = restart(ttl);
+                if (!held && throwOnBrokenReentry) {
+                    throw brokenHold("before this re-entry");
+                }
+            }
             return held;
         } finally {
             lastUsed = System.currentTimeMillis();
@@ -136,7 +161,12 @@ public final class FencedDistributedLock implements DistributedLock {
         }
     }
 
-    /** Takes a lease, replacing a lost one; false if the lock stayed taken until {@code deadline}. */
+    private ConcurrentModificationException brokenHold(String when) {
+        return new ConcurrentModificationException("The lease of lock " + key() + " ran out or was lost " + when
+                + ": another holder may have had the lock since; unlock it fully, then lock it again");
+    }
+
+    /** Takes a lease for a first hold; false if the lock stayed taken until {@code deadline}. */
     private boolean take(long deadline, Duration ttl) throws InterruptedException {
         Duration wait = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
         Optional<Lease> granted = lock.tryAcquire(wait, ttl);
