@@ -18,15 +18,17 @@ import org.springframework.integration.support.locks.DistributedLock;
  * lock). The last {@code unlock} releases the lease.
  *
  * <p>A hold whose lease has run out (or was lost) stays broken until the thread lets it go: a
- * re-entrant {@code tryLock} answers {@code false}, a re-entrant {@code lock} or {@code
- * lockInterruptibly} throws {@link ConcurrentModificationException}, and the last {@code unlock}
- * throws {@link ConcurrentModificationException} after releasing the local lock. A re-entry never
- * takes a new lease under the old hold: another instance may have held the lock meanwhile, and a
- * holder that carried on (a leader through its heartbeat) would not know it had been displaced.
- * Spring Integration's Redis and JDBC registries re-take a free lock silently there; this one keeps
- * the promise of its {@code unlock} instead, and {@code LockRegistryLeaderInitiator} reads the
- * failed re-entry as lost leadership. After the throwing {@code unlock} the lock can be taken
- * afresh, with a new token.
+ * re-entrant {@code lock}, {@code lockInterruptibly} or {@code tryLock} throws {@link
+ * ConcurrentModificationException} (the thread's holds stay as they were), and the last {@code
+ * unlock} throws {@link ConcurrentModificationException} after releasing the local lock. A
+ * re-entry never takes a new lease under the old hold: another instance may have held the lock
+ * meanwhile, and a holder that carried on (a leader through its heartbeat) would not know it had
+ * been displaced. Spring Integration's Redis and JDBC registries re-take a free lock silently
+ * there; this one keeps the promise of its {@code unlock} instead. {@code
+ * LockRegistryLeaderInitiator} handles the exception of its heartbeat's re-entry as lost
+ * leadership: it revokes, unlocks (which releases the broken hold) and tries again, so the
+ * instance can lead again later, with a new token. After the throwing {@code unlock} the lock can
+ * be taken afresh.
  *
  * <p>Only the owning thread may unlock or renew ({@link IllegalStateException} otherwise). An
  * {@code unlock} never touches a later holder's lock. Backend failures reach the caller as
@@ -68,7 +70,7 @@ public final class FencedDistributedLock implements DistributedLock {
         try {
             while (true) {
                 try {
-                    if (tryLock(POLL, ttl, true)) {
+                    if (tryLock(POLL, ttl)) {
                         return;
                     }
                 } catch (InterruptedException e) {
@@ -84,7 +86,7 @@ public final class FencedDistributedLock implements DistributedLock {
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        while (!tryLock(POLL, ttl, true)) {
+        while (!tryLock(POLL, ttl)) {
             if (Thread.interrupted()) {
                 throw new InterruptedException();
             }
@@ -109,20 +111,12 @@ public final class FencedDistributedLock implements DistributedLock {
     /**
      * Waits up to {@code waitTime} for the lock, held for {@code ttl} once taken.
      *
-     * @return whether the calling thread now holds it; false for a re-entry into a hold whose lease
-     *     has run out or was lost
+     * @return whether the calling thread now holds it
+     * @throws ConcurrentModificationException on a re-entry into a hold whose lease has run out or
+     *     was lost (see the class description)
      */
     @Override
     public boolean tryLock(Duration waitTime, Duration ttl) throws InterruptedException {
-        return tryLock(waitTime, ttl, false);
-    }
-
-    /**
-     * @param throwOnBrokenReentry whether a re-entry into a hold whose lease is gone throws {@link
-     *     ConcurrentModificationException} (for {@code lock}, which cannot answer false) rather than
-     *     answering false
-     */
-    private boolean tryLock(Duration waitTime, Duration ttl, boolean throwOnBrokenReentry) throws InterruptedException {
         requirePositive(ttl, "ttl");
         long deadline = System.nanoTime() + Math.max(0, waitTime.toNanos());
         if (!local.tryLock(Math.max(0, waitTime.toNanos()), TimeUnit.NANOSECONDS)) {
@@ -134,7 +128,7 @@ public final class FencedDistributedLock implements DistributedLock {
                 held = take(deadline, ttl);
             } else {
                 held = restart(ttl);
-                if (!held && throwOnBrokenReentry) {
+                if (!held) {
                     throw brokenHold("before this re-entry");
                 }
             }
@@ -222,7 +216,7 @@ public final class FencedDistributedLock implements DistributedLock {
                     + Thread.currentThread().getName() + ": only its owner may renew it");
         }
         if (!restart(ttl)) {
-            throw new ConcurrentModificationException("The lease of lock " + key() + " ran out or was lost");
+            throw brokenHold("before this renewal");
         }
     }
 

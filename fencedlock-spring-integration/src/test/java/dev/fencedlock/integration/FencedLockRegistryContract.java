@@ -125,7 +125,8 @@ abstract class FencedLockRegistryContract {
     void aReentryAfterTheTtlFailsAndTheLastUnlockThrows(TestInfo test) throws Exception {
         String key = key(test);
         try (LockClient one = newClient()) {
-            FencedDistributedLock stale = new FencedLockRegistry(one, TTL).obtain(key);
+            FencedLockRegistry registry = new FencedLockRegistry(one, TTL);
+            FencedDistributedLock stale = registry.obtain(key);
             Lease old = holdUntilItRunsOut(stale);
             long between = onOtherThread(() -> {
                 try (LockClient two = newClient()) {
@@ -138,11 +139,13 @@ abstract class FencedLockRegistryContract {
             });
             assertThat(between).isGreaterThan(old.token());
 
-            assertThat(stale.tryLock()).as("re-entry into the broken hold").isFalse();
-            assertThat(stale.tryLock(Duration.ofMillis(200), TTL))
-                    .as("re-entry with a wait")
-                    .isFalse();
+            assertThatThrownBy(stale::tryLock)
+                    .as("re-entry into the broken hold")
+                    .isInstanceOf(ConcurrentModificationException.class);
+            assertThatThrownBy(() -> stale.tryLock(Duration.ofMillis(200), TTL))
+                    .isInstanceOf(ConcurrentModificationException.class);
             assertThatThrownBy(stale::lock).isInstanceOf(ConcurrentModificationException.class);
+            assertThatThrownBy(() -> registry.renewLock(key)).isInstanceOf(ConcurrentModificationException.class);
             assertThat(stale.lease()).as("no new lease under the old hold").containsSame(old);
             assertThatThrownBy(stale::unlock).isInstanceOf(ConcurrentModificationException.class);
             assertThatThrownBy(stale::unlock)
