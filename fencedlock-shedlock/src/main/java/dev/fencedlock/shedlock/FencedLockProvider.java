@@ -5,7 +5,7 @@ import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.shedlock.internal.DelayedRelease;
-import dev.fencedlock.shedlock.internal.ThreadLease;
+import dev.fencedlock.spi.ThreadLease;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
