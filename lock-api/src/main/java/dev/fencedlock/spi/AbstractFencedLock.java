@@ -2,6 +2,7 @@ package dev.fencedlock.spi;
 
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
+import dev.fencedlock.LockException;
 import dev.fencedlock.LockTimeoutException;
 import dev.fencedlock.internal.config.DurationFormat;
 import java.time.Duration;
@@ -31,6 +32,8 @@ public abstract class AbstractFencedLock implements FencedLock {
      * they return empty or throw.
      *
      * @return the new, not yet activated lease; empty if the lock stayed taken until the deadline
+     *     (a grant that had no validity left when it was made is not "taken": record it with {@link
+     *     LeaseRequest#recordGrantWithoutValidity})
      * @throws dev.fencedlock.LockUnavailableException if the backend could not answer
      * @throws InterruptedException if the thread was interrupted while waiting
      */
@@ -137,10 +140,22 @@ public abstract class AbstractFencedLock implements FencedLock {
         throw new LockTimeoutException(name, elapsed, detail);
     }
 
+    /**
+     * A try: empty only when the lock stayed taken. A request whose grants ran out before they could
+     * be handed out ({@link LeaseRequest#recordGrantWithoutValidity}) throws instead, since the lease
+     * time, not another holder, kept the lock from the caller (an acquire's timeout says it too).
+     */
     private Optional<Lease> attempt(Duration wait, Duration leaseTime, boolean autoRenew) throws InterruptedException {
         LeaseRequest request =
                 new LeaseRequest(name, leaseTime, autoRenew, runtime.clock().nanoTime(), wait);
-        return run(request).map(Lease.class::cast);
+        Optional<? extends AbstractLease> lease = run(request);
+        if (lease.isEmpty() && request.grantWithoutValidity().isPresent()) {
+            throw new LockException("Lock '" + name + "' was won, but its lease time of "
+                    + DurationFormat.format(leaseTime) + " ran out before the grant could be handed out ("
+                    + request.grantWithoutValidity().get() + "); ask for a lease time well above the time a "
+                    + runtime.backend() + " grant takes (no other holder kept the lock)");
+        }
+        return lease.map(Lease.class::cast);
     }
 
     private Optional<? extends AbstractLease> run(LeaseRequest request) throws InterruptedException {

@@ -8,6 +8,7 @@ import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.LockException;
 import dev.fencedlock.LockTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -471,6 +472,35 @@ public abstract class LockContractTest {
         assertThatThrownBy(() -> obtainedBeforeClose.tryAcquire(Duration.ZERO))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("closed");
+    }
+
+    /**
+     * Empty means only that another holder has the lock: a fixed lease too short for the backend
+     * (eaten by its drift allowance, or spent on the grant's round trip) is an error that says so,
+     * or a grant, never an empty result on a free lock.
+     */
+    @Test
+    void aLeaseTooShortForTheBackendIsAnErrorOrAGrantNeverEmpty() throws Exception {
+        LockClient client = newClient(Duration.ofSeconds(5));
+        String name = uniqueName();
+        for (Duration tiny : List.of(Duration.ofNanos(1), Duration.ofMillis(2))) {
+            Optional<Lease> lease;
+            try {
+                lease = client.lock(name).tryAcquire(Duration.ZERO, tiny);
+            } catch (IllegalArgumentException e) {
+                assertThat(e).hasMessageContaining(name).hasMessageContaining("smallest lease");
+                continue;
+            } catch (LockException e) {
+                assertThat(e).hasMessageContaining(name).hasMessageContaining("ran out before the grant");
+                continue;
+            }
+            assertThat(lease).as("a free lock, lease time %s", tiny).isPresent();
+            lease.get().close();
+        }
+        client.lock(name)
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(5))
+                .orElseThrow()
+                .close();
     }
 
     @Test

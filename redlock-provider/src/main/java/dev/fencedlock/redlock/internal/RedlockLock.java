@@ -232,6 +232,8 @@ final class RedlockLock extends AbstractFencedLock {
             if (installed) {
                 votes.problem("the grant took " + elapsed / 1_000_000 + " ms, leaving no validity of the " + ttlMillis
                         + " ms lease");
+                request.recordGrantWithoutValidity("the grant took " + elapsed / 1_000_000 + " ms of the " + ttlMillis
+                        + " ms lease, less the drift allowance");
             }
         }
         releaseAll(value, false);
