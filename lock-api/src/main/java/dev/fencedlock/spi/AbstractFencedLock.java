@@ -54,16 +54,16 @@ public abstract class AbstractFencedLock implements FencedLock {
     /**
      * The shortest lease time to ask for so that a grant or an extension made at once is valid for
      * at least {@code validity}: {@code validity} plus the {@linkplain #validityAllowance allowance}
-     * for the result, in whole milliseconds.
+     * for the result, rounded up to whole milliseconds when there is an allowance.
      */
     final Duration leaseTimeFor(Duration validity) {
-        Duration leaseTime = roundUpToMillis(validity);
+        Duration leaseTime = validity;
         for (int i = 0; i < 64; i++) {
-            Duration needed = roundUpToMillis(validity.plus(validityAllowance(leaseTime)));
+            Duration needed = validity.plus(validityAllowance(leaseTime));
             if (needed.compareTo(leaseTime) <= 0) {
                 return leaseTime;
             }
-            leaseTime = needed;
+            leaseTime = roundUpToMillis(needed);
         }
         return leaseTime;
     }
@@ -74,8 +74,8 @@ public abstract class AbstractFencedLock implements FencedLock {
     }
 
     /**
-     * The shortest fixed lease, in whole milliseconds, that this backend grants: one that an
-     * instant grant leaves valid for some time. A lease no longer than its {@linkplain
+     * The shortest fixed lease that this backend grants (whole milliseconds where it has an
+     * allowance): one that an instant grant leaves valid for some time. A lease no longer than its {@linkplain
      * #validityAllowance allowance} could never be held, so {@link #acquire(Duration, Duration)},
      * {@link #tryAcquire(Duration, Duration)} and {@link Lease#extend} refuse it with an {@link
      * IllegalArgumentException} rather than answer as if the lock were taken.
