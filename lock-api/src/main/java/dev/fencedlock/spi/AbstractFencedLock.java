@@ -75,10 +75,10 @@ public abstract class AbstractFencedLock implements FencedLock {
 
     /**
      * The shortest fixed lease that this backend grants (whole milliseconds where it has an
-     * allowance): one that an instant grant leaves valid for some time. A lease no longer than its {@linkplain
-     * #validityAllowance allowance} could never be held, so {@link #acquire(Duration, Duration)},
-     * {@link #tryAcquire(Duration, Duration)} and {@link Lease#extend} refuse it with an {@link
-     * IllegalArgumentException} rather than answer as if the lock were taken.
+     * allowance): one that an instant grant leaves valid for some time. A lease no longer than its
+     * {@linkplain #validityAllowance allowance} could never be held, so {@link #acquire(Duration,
+     * Duration)}, {@link #tryAcquire(Duration, Duration)} and {@link Lease#extend} refuse it with an
+     * {@link IllegalArgumentException} rather than answer as if the lock were taken.
      */
     public final Duration minimumLeaseTime() {
         return leaseTimeFor(Duration.ofNanos(1));
