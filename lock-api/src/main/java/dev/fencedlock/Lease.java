@@ -59,10 +59,14 @@ public interface Lease extends AutoCloseable {
     Duration remaining();
 
     /**
-     * Extends the lease so that it stays valid for {@code leaseTime} from now. On an auto-renewing
-     * lease, later renewals go back to the configured lease time.
+     * Extends the lease so that it stays valid for {@code leaseTime} from now (less the backend's
+     * drift allowance; see {@link #leaseTimeFor}). A time shorter than what is left moves the end
+     * earlier: the lease is lost then, {@link #onLost} listeners are told then and the backend
+     * frees the lock then, not at the old end. On an auto-renewing lease, later renewals go back to
+     * the configured lease time, and the next one comes before the new end.
      *
-     * @throws IllegalArgumentException if {@code leaseTime} is null, zero or negative
+     * @throws IllegalArgumentException if {@code leaseTime} is null, zero or negative, or no longer
+     *     than the backend's drift allowance (the message names the backend's smallest lease)
      * @throws LeaseLostException if the lease is no longer held (closed, expired, or taken over);
      *     the lease is then marked lost
      * @throws LockUnavailableException if the backend could not answer; the lease keeps its
