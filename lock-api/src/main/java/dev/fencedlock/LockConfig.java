@@ -33,8 +33,17 @@ import java.util.TreeMap;
  *       still be valid) or {@code immediate} (at once; two holders then overlap, only fenced effects
  *       are safe)</td><td>{@code wait-out}</td></tr>
  *   <tr><td>{@code fencedlock.lease-time}</td><td>lease length of auto-renewing leases</td><td>30s</td></tr>
- *   <tr><td>{@code fencedlock.max-hold-time}</td><td>cap on how long auto-renewal keeps a lease</td><td>none</td></tr>
+ *   <tr><td>{@code fencedlock.max-hold-time}</td><td>cap on how long auto-renewal keeps a lease;
+ *       at least {@code fencedlock.lease-time}</td><td>none</td></tr>
  * </table>
+ *
+ * <p>{@code fencedlock.max-hold-time} bounds how long a holder that never closes its lease (a
+ * stuck thread, a forgotten {@code close}) keeps the lock: renewal stops so that the lease ends no
+ * later than the cap after its grant. It cannot be shorter than {@code fencedlock.lease-time}, since
+ * the first grant already lasts that long: such a pair is rejected by {@link Builder#build()}
+ * rather than held for the lease time in spite of the cap. It applies to auto-renewing leases; a
+ * fixed lease ({@link FencedLock#acquire(Duration, Duration)}) ends at the lease time its caller
+ * chose, which no renewal lengthens, and {@link Lease#extend} moves the end only when asked.
  *
  * <p>Every other key belongs to a backend: {@code fencedlock.<backend>.*} values are handed to that
  * backend's provider ({@link dev.fencedlock.spi.LockProviderFactory}), which declares and checks
@@ -304,7 +313,10 @@ public final class LockConfig {
         return leaseTime;
     }
 
-    /** Longest time auto-renewal keeps one lease alive; empty (the default) means no cap. */
+    /**
+     * Longest time auto-renewal keeps one lease alive, at least {@link #leaseTime()}; empty (the
+     * default) means no cap.
+     */
     public Optional<Duration> maxHoldTime() {
         return Optional.ofNullable(maxHoldTime);
     }
@@ -411,7 +423,10 @@ public final class LockConfig {
             return this;
         }
 
-        /** Default none. Must be positive. */
+        /**
+         * Default none. Must be positive, and {@link #build()} requires it to be at least the lease
+         * time.
+         */
         public Builder maxHoldTime(Duration maxHoldTime) {
             this.maxHoldTime = DurationFormat.requirePositive(MAX_HOLD_TIME, maxHoldTime);
             return this;
@@ -473,7 +488,8 @@ public final class LockConfig {
 
         /**
          * @throws IllegalArgumentException if no backend was set (the message lists the backends on
-         *     the classpath), the fallback equals the backend, or a backend's provider rejects its
+         *     the classpath), the fallback equals the backend, {@code fencedlock.max-hold-time} is
+         *     shorter than {@code fencedlock.lease-time}, or a backend's provider rejects its
          *     settings as a whole
          */
         public LockConfig build() {
@@ -485,6 +501,13 @@ public final class LockConfig {
                 throw new IllegalArgumentException(FALLBACK + " '" + fallback + "' is the same as " + BACKEND
                         + "; a fallback must be another backend (backends on the classpath: "
                         + ProviderRegistry.availableBackends() + ")");
+            }
+            if (maxHoldTime != null && maxHoldTime.compareTo(leaseTime) < 0) {
+                throw new IllegalArgumentException(MAX_HOLD_TIME + " (" + DurationFormat.format(maxHoldTime)
+                        + ") is shorter than " + LEASE_TIME + " (" + DurationFormat.format(leaseTime)
+                        + "): every auto-renewing lease is granted for the lease time, so it would be held"
+                        + " past the cap; set " + MAX_HOLD_TIME + " to at least " + DurationFormat.format(leaseTime)
+                        + " or lower " + LEASE_TIME);
             }
             return new LockConfig(this, ProviderRegistry.validateAll(backendValues));
         }

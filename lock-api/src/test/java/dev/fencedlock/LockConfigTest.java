@@ -192,6 +192,29 @@ class LockConfigTest {
     }
 
     @Test
+    void aHoldCapShorterThanTheLeaseTimeIsRejectedNamingBoth() {
+        assertThatThrownBy(() -> fromMap(
+                        "fencedlock.backend", "local",
+                        "fencedlock.lease-time", "3s",
+                        "fencedlock.max-hold-time", "1s"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("fencedlock.max-hold-time (1s) is shorter than fencedlock.lease-time (3s)");
+        assertThatThrownBy(() -> LockConfig.builder()
+                        .backend("local")
+                        .maxHoldTime(Duration.ofSeconds(10))
+                        .build())
+                .as("against the default lease time")
+                .hasMessageContaining("fencedlock.lease-time (30s)");
+        assertThat(fromMap(
+                                "fencedlock.backend", "local",
+                                "fencedlock.lease-time", "3s",
+                                "fencedlock.max-hold-time", "3s")
+                        .maxHoldTime())
+                .as("a cap of exactly one lease time: the lease is not renewed")
+                .contains(Duration.ofSeconds(3));
+    }
+
+    @Test
     void builderRejectsBadValuesNamingTheKey() {
         LockConfig.Builder builder = LockConfig.builder();
         assertThatThrownBy(() -> builder.leaseTime(Duration.ZERO)).hasMessageContaining("fencedlock.lease-time");

@@ -129,6 +129,12 @@ final class JdbcFencedLock extends AbstractFencedLock {
      *
      * @throws IllegalArgumentException if the lease is longer than about 73 years
      */
+    /** The lease time less its {@link #validity}: 1% and 2 ms, in whole milliseconds. */
+    @Override
+    protected Duration validityAllowance(Duration leaseTime) {
+        return leaseTime.compareTo(LONGEST_LEASE) > 0 ? Duration.ZERO : leaseTime.minus(validity(leaseTime));
+    }
+
     static long leaseMillis(Duration leaseTime) {
         if (leaseTime.compareTo(LONGEST_LEASE) > 0) {
             throw new IllegalArgumentException(
