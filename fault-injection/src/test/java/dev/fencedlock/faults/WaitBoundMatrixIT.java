@@ -74,7 +74,7 @@ class WaitBoundMatrixIT {
     private static final Duration REDLOCK_NODE_TIMEOUT = Duration.ofMillis(50);
 
     private static final Duration ZOOKEEPER_OPERATION_TIMEOUT = Duration.ofSeconds(1);
-    private static final Duration JDBC_OPERATION_TIMEOUT = Duration.ofSeconds(1);
+    private static final Duration JDBC_OPERATION_TIMEOUT = Duration.ofSeconds(2);
 
     @RegisterExtension
     static final RedisServersExtension redis = RedisServersExtension.nodes(3);
