@@ -335,9 +335,8 @@ public abstract class AbstractLease implements Lease {
                 renewalStopped = why;
             }
         }
-        ScheduledFuture<?> renewal = renewalTask;
-        if (renewal != null) {
-            renewal.cancel(false);
+        synchronized (tasks) {
+            cancel(renewalTask);
         }
     }
 
