@@ -3,6 +3,10 @@ package dev.fencedlock.jpa;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
@@ -12,6 +16,10 @@ import dev.fencedlock.jdbc.FencedTables;
 import dev.fencedlock.testkit.db.TestDatabase;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,6 +29,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.hibernate.Session;
@@ -30,6 +39,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a fenced JPA transaction leaves on its pooled connection: nothing that lets the
@@ -198,6 +208,41 @@ class PooledConnectionAfterFencedTransactionIT {
         assertUnfencedUpdateRefused(f, f.pool, 6L, 50);
     }
 
+    /**
+     * The statement that clears the mark fails (injected, on a connection the server keeps open):
+     * the commit and the rollback still report their own outcome, and the failure is logged.
+     */
+    @Test
+    void aFailureToClearTheMarkIsLoggedAndHidesNoOutcome() throws Exception {
+        Fixture f = fixture(TestDatabase.Kind.MARIADB);
+        AtomicBoolean armed = new AtomicBoolean();
+        EntityManagerFactory failing =
+                f.unit.factory(failingAfterTransaction(f.unit.pool(null, true, 1), armed), Map.of());
+        Logger logger = (Logger) LoggerFactory.getLogger("dev.fencedlock.jpa.internal.TransactionGuard");
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        logger.addAppender(logged);
+        try (Lease lease = newLock().acquire(WAIT, LEASE)) {
+            inTransaction(failing, lease, em -> em.find(Item.class, 7L).take(1), true);
+            inTransaction(
+                    failing,
+                    lease,
+                    em -> {
+                        em.find(Item.class, 7L).take(1);
+                        em.flush();
+                    },
+                    false);
+        } finally {
+            logger.detachAppender(logged);
+        }
+        assertThat(quantity(f, 7L)).as("committed, then rolled back").isEqualTo(49);
+        assertThat(logged.list).as("warnings logged").hasSize(2).allSatisfy(event -> {
+            assertThat(event.getLevel()).isEqualTo(Level.WARN);
+            assertThat(event.getFormattedMessage()).contains("Could not clear");
+            assertThat(event.getThrowableProxy().getMessage()).contains("injected");
+        });
+    }
+
     // ----- helpers -----
 
     private FencedLock newLock() {
@@ -294,6 +339,40 @@ class PooledConnectionAfterFencedTransactionIT {
                 ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
+        }
+    }
+
+    /**
+     * {@code pool} whose connections fail the first {@code createStatement} after each commit or
+     * rollback (the statement that clears the guard's mark; Hibernate prepares its own statements).
+     */
+    private static DataSource failingAfterTransaction(DataSource pool, AtomicBoolean armed) {
+        InvocationHandler connections = (proxy, method, args) -> {
+            if (method.getName().equals("getConnection")) {
+                Connection connection = (Connection) invoke(pool, method, args);
+                return Proxy.newProxyInstance(
+                        Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (p, m, a) -> {
+                            if (m.getName().equals("createStatement") && armed.getAndSet(false)) {
+                                throw new SQLException("injected failure of the statement after the transaction");
+                            }
+                            Object result = invoke(connection, m, a);
+                            if (m.getName().equals("commit") || m.getName().equals("rollback")) {
+                                armed.set(true);
+                            }
+                            return result;
+                        });
+            }
+            return invoke(pool, method, args);
+        };
+        return (DataSource) Proxy.newProxyInstance(
+                DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, connections);
+    }
+
+    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
         }
     }
 }
