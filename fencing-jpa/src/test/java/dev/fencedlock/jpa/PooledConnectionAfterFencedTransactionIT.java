@@ -215,9 +215,7 @@ class PooledConnectionAfterFencedTransactionIT {
     @Test
     void aFailureToClearTheMarkIsLoggedAndHidesNoOutcome() throws Exception {
         Fixture f = fixture(TestDatabase.Kind.MARIADB);
-        AtomicBoolean armed = new AtomicBoolean();
-        EntityManagerFactory failing =
-                f.unit.factory(failingAfterTransaction(f.unit.pool(null, true, 1), armed), Map.of());
+        EntityManagerFactory failing = f.unit.factory(failing(f.unit.pool(null, true, 1), Fault.CLEARING), Map.of());
         Logger logger = (Logger) LoggerFactory.getLogger("dev.fencedlock.jpa.internal.TransactionGuard");
         ListAppender<ILoggingEvent> logged = new ListAppender<>();
         logged.start();
@@ -241,6 +239,27 @@ class PooledConnectionAfterFencedTransactionIT {
             assertThat(event.getFormattedMessage()).contains("Could not clear");
             assertThat(event.getThrowableProxy().getMessage()).contains("injected");
         });
+    }
+
+    /** A rollback that failed runs no completion callback: the mark is cleared as the connection is released. */
+    @Test
+    void afterAFailedRollbackTheConnectionWritesNoProtectedTableUnfenced() throws Exception {
+        Fixture f = fixture(TestDatabase.Kind.MARIADB);
+        HikariDataSource pool = f.unit.pool(null, true, 1);
+        EntityManagerFactory failing = f.unit.factory(failing(pool, Fault.ROLLBACK), Map.of());
+        try (Lease lease = newLock().acquire(WAIT, LEASE)) {
+            inTransaction(failing, lease, em -> em.find(Item.class, 8L).take(1), true);
+            Throwable failure = catchThrowable(() -> inTransaction(
+                    failing,
+                    lease,
+                    em -> {
+                        em.find(Item.class, 8L).take(1);
+                        em.flush();
+                    },
+                    false));
+            assertThat(failure).hasStackTraceContaining("injected failure of the rollback");
+        }
+        assertUnfencedUpdateRefused(f, pool, 8L, 49);
     }
 
     // ----- helpers -----
@@ -342,11 +361,16 @@ class PooledConnectionAfterFencedTransactionIT {
         }
     }
 
-    /**
-     * {@code pool} whose connections fail the first {@code createStatement} after each commit or
-     * rollback (the statement that clears the guard's mark; Hibernate prepares its own statements).
-     */
-    private static DataSource failingAfterTransaction(DataSource pool, AtomicBoolean armed) {
+    private enum Fault {
+        /** The first {@code createStatement} after each commit or rollback fails (the statement clearing the mark). */
+        CLEARING,
+        /** Each rollback fails, after the database rolled back. */
+        ROLLBACK
+    }
+
+    /** {@code pool} whose connections fail as {@code fault} says; Hibernate prepares its own statements. */
+    private static DataSource failing(DataSource pool, Fault fault) {
+        AtomicBoolean armed = new AtomicBoolean();
         InvocationHandler connections = (proxy, method, args) -> {
             if (method.getName().equals("getConnection")) {
                 Connection connection = (Connection) invoke(pool, method, args);
@@ -356,8 +380,11 @@ class PooledConnectionAfterFencedTransactionIT {
                                 throw new SQLException("injected failure of the statement after the transaction");
                             }
                             Object result = invoke(connection, m, a);
+                            if (m.getName().equals("rollback") && fault == Fault.ROLLBACK) {
+                                throw new SQLException("injected failure of the rollback");
+                            }
                             if (m.getName().equals("commit") || m.getName().equals("rollback")) {
-                                armed.set(true);
+                                armed.set(fault == Fault.CLEARING);
                             }
                             return result;
                         });
