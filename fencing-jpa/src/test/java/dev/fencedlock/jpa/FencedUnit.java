@@ -31,13 +31,18 @@ final class FencedUnit implements AutoCloseable {
     final EntityManagerFactory emf;
     private final List<AutoCloseable> opened = new ArrayList<>();
 
-    private FencedUnit(TestDatabase.Kind kind) {
-        db = TestDatabase.create(kind, "fjpa", 12).migrate("classpath:db/fencedlock/migration", "classpath:db/fencing");
+    private FencedUnit(TestDatabase.Kind kind, String prefix) {
+        db = TestDatabase.create(kind, prefix, 12).migrate("classpath:db/fencedlock/migration", "classpath:db/fencing");
         emf = factory(db.dataSource(), Map.of());
     }
 
     static FencedUnit open(TestDatabase.Kind kind) {
-        return new FencedUnit(kind);
+        return open(kind, "fjpa");
+    }
+
+    /** As {@link #open(TestDatabase.Kind)}, in a schema whose name starts with {@code prefix}. */
+    static FencedUnit open(TestDatabase.Kind kind, String prefix) {
+        return new FencedUnit(kind, prefix);
     }
 
     /** A factory of the test entities on {@code dataSource}, closed with this unit. */
@@ -82,11 +87,20 @@ final class FencedUnit implements AutoCloseable {
     }
 
     private DataSource pool(String isolation, boolean autoCommit) {
+        return pool(isolation, autoCommit, 4);
+    }
+
+    /**
+     * A pool of at most {@code size} connections with {@code autoCommit} at {@code isolation}
+     * ({@code java.sql.Connection} constant name, or null for the database's default), closed with
+     * this unit.
+     */
+    HikariDataSource pool(String isolation, boolean autoCommit, int size) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(db.jdbcUrl());
         config.setUsername(db.user());
         config.setPassword(db.password());
-        config.setMaximumPoolSize(4);
+        config.setMaximumPoolSize(size);
         config.setAutoCommit(autoCommit);
         config.setTransactionIsolation(isolation);
         HikariDataSource pool = new HikariDataSource(config);

@@ -38,7 +38,8 @@ import java.util.Locale;
  * holder that entered: a stale holder (a newer token registered) is refused, and a write the row
  * lock orders after that holder's transaction cannot be lost to a newer one, which waits for it.
  * What is not refused: a mark left on a connection whose transaction ended without {@code
- * afterCompletion} (fencing-jpa, the Spring starter, a caller's own) lets that connection's later
+ * afterCompletion} (the Spring starter, a caller's own; fencing-jpa runs it before the connection
+ * goes back to the pool) lets that connection's later
  * transactions write while no newer holder has entered, ordered after the mark's holder like a
  * second transaction of the same lease; a mark set by hand to the row's current token does the
  * same. The trigger runs with its definer's privileges, so the writer needs no access to the

@@ -4,7 +4,7 @@ import org.hibernate.SessionEventListener;
 
 /**
  * Tells a session's {@link TransactionGuard} what the session does with its JDBC connection:
- * statements prepared and executed, and the connection given back. Registered on every session
+ * statements prepared and executed, and the release of the connection (its start and its end). Registered on every session
  * whose transactions the guard observes. Used by the session's thread only, as the session itself;
  * a deserialized copy does nothing (the session's new transaction coordinator registers its own).
  */
@@ -35,6 +35,13 @@ final class SessionStatements implements SessionEventListener {
     public void jdbcExecuteBatchStart() {
         if (guard != null) {
             guard.beforeExecute();
+        }
+    }
+
+    @Override
+    public void jdbcConnectionReleaseStart() {
+        if (guard != null) {
+            guard.beforeRelease();
         }
     }
 

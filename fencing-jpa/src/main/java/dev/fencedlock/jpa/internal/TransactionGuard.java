@@ -9,9 +9,12 @@ import jakarta.persistence.PersistenceException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Optional;
+import org.hibernate.ConnectionReleaseMode;
 import org.hibernate.engine.jdbc.spi.JdbcCoordinator;
 import org.hibernate.resource.transaction.spi.TransactionCoordinator;
 import org.hibernate.resource.transaction.spi.TransactionObserver;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs the fence guard of the bound lease as the first statement of every transaction of one
@@ -28,6 +31,16 @@ import org.hibernate.resource.transaction.spi.TransactionObserver;
  *       writes to fenced tables in it are refused.
  *   <li>Before completion (after the commit's flush, before the JDBC commit): the lease must still
  *       be valid, else {@link StaleFencingTokenException} and Hibernate rolls back.
+ *   <li>After the transaction ended, before its connection goes back to the pool: {@link
+ *       FenceGuard#afterCompletion} on the connection the guard ran on (MariaDB/MySQL: clears the
+ *       guard's mark, a session variable the protected tables' triggers read, and puts back the
+ *       session's {@code idle_transaction_timeout}; nothing on PostgreSQL and H2). Hibernate gives a
+ *       resource-local transaction's connection back inside the JDBC commit or rollback, before
+ *       any completion callback, so this runs when the session starts to release the connection
+ *       ({@link SessionStatements}); a session that holds its connection across transactions gets
+ *       it at the completion callback, a rollback that failed (no callback) at the release or the
+ *       session's next begin. A failure of this step is logged and never replaces the
+ *       transaction's outcome. Not covered: JTA with connections released after each statement.
  *   <li>After completion: the transaction is forgotten.
  * </ol>
  *
@@ -48,6 +61,8 @@ import org.hibernate.resource.transaction.spi.TransactionObserver;
  * <p>Used by the session's thread only, as the session itself.
  */
 final class TransactionGuard implements TransactionObserver {
+    private static final Logger LOG = LoggerFactory.getLogger(TransactionGuard.class);
+
     private final TransactionCoordinator coordinator;
     private final JdbcCoordinator jdbc;
     private final FenceGuard guard;
@@ -58,6 +73,10 @@ final class TransactionGuard implements TransactionObserver {
      * snapshot) open that the next begin would otherwise join.
      */
     private boolean openBeforeBegin;
+    /** The connection the guard last ran on, until {@link FenceGuard#afterCompletion} ran on it; else null. */
+    private Connection marked;
+    /** The lease whose guard ran on {@link #marked}. */
+    private Lease markedBy;
 
     TransactionGuard(TransactionCoordinator coordinator, JdbcCoordinator jdbc, FenceGuard guard) {
         this.coordinator = coordinator;
@@ -67,6 +86,8 @@ final class TransactionGuard implements TransactionObserver {
 
     @Override
     public void afterBegin() {
+        // a rollback that failed ran no completion callback: what its guard left is still on the connection
+        clearMarkIfHeld();
         Lease lease = LeaseBinding.current().orElse(null);
         current = FencedTransactions.begin(lease);
         if (lease == null) {
@@ -140,6 +161,24 @@ final class TransactionGuard implements TransactionObserver {
         }
     }
 
+    /**
+     * Before the session gives its connection back to the pool: the session state the guard set
+     * must not go with it. Hibernate releases a resource-local transaction's connection within the
+     * JDBC commit or rollback, before the completion callbacks; only a release after each statement
+     * (JTA) comes while the transaction still runs, and keeps the mark.
+     */
+    void beforeRelease() {
+        if (marked == null) {
+            return;
+        }
+        if (current != null
+                && jdbc.getLogicalConnection().getConnectionHandlingMode().getReleaseMode()
+                        == ConnectionReleaseMode.AFTER_STATEMENT) {
+            return;
+        }
+        clearMark();
+    }
+
     /** After the session gave its connection back: the pool ends what was open on it. */
     void afterRelease() {
         openBeforeBegin = false;
@@ -147,6 +186,9 @@ final class TransactionGuard implements TransactionObserver {
 
     private void enter(Lease lease) {
         Connection connection = jdbc.getLogicalConnection().getPhysicalConnection();
+        // before the guard: a guard that fails after its first statement may have set the mark
+        marked = connection;
+        markedBy = lease;
         try {
             guard.enter(connection, lease);
         } catch (StaleTokenException e) {
@@ -191,10 +233,49 @@ final class TransactionGuard implements TransactionObserver {
 
     @Override
     public void afterCompletion(boolean successful, boolean delayed) {
+        clearMarkIfHeld();
         openBeforeBegin = false;
         if (current != null) {
             current.end();
             current = null;
+        }
+    }
+
+    /**
+     * Clears the guard's session state on the connection it ran on if the session still holds that
+     * connection (it holds connections across transactions, or a rollback failed); a connection
+     * already given back is not touched, since another session may have it now.
+     */
+    private void clearMarkIfHeld() {
+        if (marked == null) {
+            return;
+        }
+        if (jdbc.getLogicalConnection().isPhysicallyConnected()
+                && jdbc.getLogicalConnection().getPhysicalConnection() == marked) {
+            clearMark();
+        } else {
+            marked = null;
+            markedBy = null;
+        }
+    }
+
+    /** {@link FenceGuard#afterCompletion} on {@link #marked}; a failure is logged, never thrown. */
+    private void clearMark() {
+        Connection connection = marked;
+        Lease lease = markedBy;
+        marked = null;
+        markedBy = null;
+        try {
+            guard.afterCompletion(connection);
+        } catch (SQLException | RuntimeException e) {
+            LOG.warn(
+                    "Could not clear the session state the fence guard of lock '{}' (token {}) set on its connection"
+                            + " after the transaction (MariaDB/MySQL: the mark @fencedlock_fenced and"
+                            + " idle_transaction_timeout); the connection goes back to the pool with it, and until a"
+                            + " newer holder enters, its later transactions can write protected tables unfenced",
+                    lease.lockName(),
+                    lease.token(),
+                    e);
         }
     }
 }
