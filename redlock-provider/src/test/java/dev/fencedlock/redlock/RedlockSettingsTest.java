@@ -128,6 +128,10 @@ class RedlockSettingsTest {
                 "fencedlock.redlock.nodes|redis://A:6379,redis://a:6379|lists a:6379 twice",
                 "fencedlock.redlock.nodes|redis://a b:6379|malformed node URI",
                 "fencedlock.redlock.persistent-nodes|yes|fencedlock.redlock.persistent-nodes has 'yes'; expected true or false",
+                "fencedlock.redlock.sentinel.nodes|a:26379,a:26379|lists a:26379 twice",
+                "fencedlock.redlock.sentinel.nodes|a:0|outside 1..65535",
+                "fencedlock.redlock.sentinel.nodes|redis://a:26379/3|names a database",
+                "fencedlock.redlock.sentinel.nodes|http://a:26379|must start with redis://",
             })
     void badValueNamesTheKeyAndTheValue(String key, String value, String expectedMessage) {
         assertRejected(key, value, expectedMessage);
@@ -249,18 +253,5 @@ class RedlockSettingsTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(key)
                 .hasMessageContaining(expected);
-    }
-
-    @ParameterizedTest
-    @CsvSource(
-            delimiter = '|',
-            value = {
-                "fencedlock.redlock.sentinel.nodes|a:26379,a:26379|lists a:26379 twice",
-                "fencedlock.redlock.sentinel.nodes|a:0|outside 1..65535",
-                "fencedlock.redlock.sentinel.nodes|redis://a:26379/3|names a database",
-                "fencedlock.redlock.sentinel.nodes|http://a:26379|must start with redis://",
-            })
-    void badSentinelValueNamesTheKeyAndTheValue(String key, String value, String expectedMessage) {
-        assertRejected(key, value, expectedMessage);
     }
 }
