@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -39,6 +40,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *       sits out one lease time after the client first sees it), and every token after the failover
  *       is above every token before it: the counters on the replica may lag, the time floor of the
  *       token order does not.
+ *   <li>A client started more than a lease time after the promotion is granted at once: the
+ *       Sentinels date the promotion ({@code role-reported-time}), so the promoted master does not
+ *       sit out a restart quarantine counted from that client's first probe.
  *   <li>A grant the replica never received (replication to it refused before the grant) is lost
  *       in the failover: a second client is granted the lock while the first still holds a valid
  *       lease, and the fence row of {@code fencing-jdbc} (H2) refuses the older holder's write.
@@ -124,6 +128,24 @@ class RedisSentinelFailoverIT {
                     after.add(lease.token());
                 }
             }
+        }
+        Await.until(
+                "the Sentinels switched to the replica more than a lease time ago",
+                Duration.ofSeconds(15),
+                () -> Long.parseLong(masterField(sentinels().get(0), "role-reported-time"))
+                        > LEASE.plusSeconds(1).toMillis());
+        try (LockClient late = LockClient.create(config().build())) {
+            long start = System.nanoTime();
+            Optional<Lease> first = late.lock(lock).tryAcquire(Duration.ofMillis(1500));
+            assertThat(first)
+                    .as("a client started after the failover does not sit out a lease time on the promoted master")
+                    .isPresent();
+            System.out.printf(
+                    "sentinel failover: a client started %d ms after the promotion is granted in %d ms%n",
+                    Long.parseLong(masterField(sentinels().get(0), "role-reported-time")),
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            after.add(first.get().token());
+            first.get().close();
         }
         assertThat(before).isSorted().doesNotHaveDuplicates();
         assertThat(after).isSorted().doesNotHaveDuplicates();

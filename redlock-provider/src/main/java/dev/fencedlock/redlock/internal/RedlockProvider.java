@@ -78,7 +78,7 @@ public final class RedlockProvider implements LockProvider {
                 address, config.nodeTimeout(), options.tls(), runtime.clock(), executor, recordKeys());
         if (config.sentinel().isPresent()) {
             SentinelRedisNode node = new SentinelRedisNode(
-                    config.sentinel().get(), config.nodeTimeout(), options.tls(), connect, executor);
+                    config.sentinel().get(), config.nodeTimeout(), options.tls(), connect, executor, runtime.clock());
             allNodes.add(node);
             subscriberConnections.add(node::openDedicatedConnection);
             warmUps.add(node::warmUp);

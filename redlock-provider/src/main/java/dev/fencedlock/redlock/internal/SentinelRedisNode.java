@@ -2,9 +2,11 @@ package dev.fencedlock.redlock.internal;
 
 import dev.fencedlock.redlock.RedisNodeAddress;
 import dev.fencedlock.redlock.RedlockSettings;
+import dev.fencedlock.spi.MonotonicClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -35,6 +37,13 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  *       a promoted replica ({@code master_replid2} set) is dated from its first probe: it sits out
  *       the restart quarantine, because replication is asynchronous and it may lack the last grants
  *       of the old master ({@link RedisInstance#fromInfo(String, String, long)}).
+ *   <li>The promotion itself is dated by the Sentinels: {@code SENTINEL MASTER} reports {@code
+ *       role-reported-time}, the milliseconds since the Sentinel switched to this master (or last
+ *       saw its role change), which is no earlier than the promotion. A reply of a promoted master
+ *       is credited with that start ({@link RedisInstance#promotedBy}) when the reading was taken
+ *       after the connection's probe, so it is about that incarnation or a later one. So a client
+ *       that starts long after a failover does not sit out a lease time on a master that was
+ *       promoted long ago, and one that watched the failover counts from the switch.
  * </ol>
  *
  * <p>An acquisition retries every {@code retry-delay} within its wait, so it is granted on the new
@@ -47,16 +56,21 @@ final class SentinelRedisNode implements RedisNode {
 
     private record Current(HostAndPort address, JedisRedisNode node) {}
 
+    /** A Sentinel's word that {@code address} became master no later than {@code promotedAtNanos}. */
+    private record Dating(HostAndPort address, long promotedAtNanos, long readAtNanos) {}
+
     private final RedlockSettings.Sentinel sentinel;
     private final String name;
     private final int timeoutMillis;
     private final SslOptions tls;
     private final Function<RedisNodeAddress, JedisRedisNode> connect;
     private final Executor executor;
+    private final MonotonicClock clock;
     private final AtomicBoolean resolving = new AtomicBoolean();
     private final Object swap = new Object();
     private volatile Current current;
     private volatile long resolvedAtNanos;
+    private volatile Dating dating;
     private volatile boolean closed;
 
     /**
@@ -64,13 +78,15 @@ final class SentinelRedisNode implements RedisNode {
      * @param tls for {@code rediss://} Sentinels and data nodes; null for full verification
      * @param connect opens the node for one data-node address
      * @param executor where lookups run
+     * @param clock the clock the data nodes' probes are timed on
      */
     SentinelRedisNode(
             RedlockSettings.Sentinel sentinel,
             Duration timeout,
             SslOptions tls,
             Function<RedisNodeAddress, JedisRedisNode> connect,
-            Executor executor) {
+            Executor executor,
+            MonotonicClock clock) {
         this.sentinel = sentinel;
         this.name = "master '" + sentinel.master() + "' of Sentinels "
                 + sentinel.sentinels().stream()
@@ -80,6 +96,7 @@ final class SentinelRedisNode implements RedisNode {
         this.tls = tls;
         this.connect = connect;
         this.executor = executor;
+        this.clock = clock;
     }
 
     @Override
@@ -94,13 +111,7 @@ final class SentinelRedisNode implements RedisNode {
             return () -> NodeReply.failed(noMaster());
         }
         Pending pending = now.node().send(script, keys, args);
-        return () -> {
-            NodeReply reply = pending.await();
-            if (!reply.ok()) {
-                refresh();
-            }
-            return reply;
-        };
+        return () -> checked(pending.await(), now.address());
     }
 
     @Override
@@ -109,12 +120,24 @@ final class SentinelRedisNode implements RedisNode {
         if (now == null) {
             return CompletableFuture.completedFuture(NodeReply.failed(noMaster()));
         }
-        return now.node().submit(script, keys, args).thenApply(reply -> {
-            if (!reply.ok()) {
-                refresh();
-            }
+        return now.node().submit(script, keys, args).thenApply(reply -> checked(reply, now.address()));
+    }
+
+    /** Looks the master up again after a failure; dates a promoted master's reply by the Sentinels. */
+    private NodeReply checked(NodeReply reply, HostAndPort address) {
+        if (!reply.ok()) {
+            refresh();
             return reply;
-        });
+        }
+        Dating known = dating;
+        RedisInstance instance = reply.instance();
+        if (known == null
+                || !instance.promoted()
+                || !known.address().equals(address)
+                || known.readAtNanos() - instance.probedAtNanos() <= 0) {
+            return reply;
+        }
+        return reply.withInstance(instance.promotedBy(known.promotedAtNanos()));
     }
 
     private Current currentOrRefresh() {
@@ -167,6 +190,7 @@ final class SentinelRedisNode implements RedisNode {
                     continue;
                 }
                 named = new HostAndPort(reply.get(0), Integer.parseInt(reply.get(1)));
+                readPromotion(jedis, named);
             } catch (RuntimeException e) {
                 failures.add(address + ": " + e);
                 continue;
@@ -176,6 +200,30 @@ final class SentinelRedisNode implements RedisNode {
             return;
         }
         log.debug("No Sentinel named the {}: {}", name, failures);
+    }
+
+    /**
+     * Reads how long ago the Sentinel switched to {@code named} ({@code role-reported-time}, whole
+     * milliseconds, reset when it switches master or sees the role change). The switch follows the
+     * promotion, and the Sentinel measured before this client read the reply, so {@code read -
+     * age + 1 ms} is no earlier than the promotion.
+     */
+    private void readPromotion(Jedis jedis, HostAndPort named) {
+        Dating read = null;
+        try {
+            Map<String, String> master = jedis.sentinelMaster(sentinel.master());
+            long readAt = clock.nanoTime();
+            String age = master.get("role-reported-time");
+            if (age != null
+                    && "master".equals(master.get("role-reported"))
+                    && named.getHost().equals(master.get("ip"))
+                    && String.valueOf(named.getPort()).equals(master.get("port"))) {
+                read = new Dating(named, readAt - (Long.parseLong(age) - 1) * 1_000_000L, readAt);
+            }
+        } catch (RuntimeException e) {
+            log.debug("No promotion time from a Sentinel of the {}: {}", name, e.toString());
+        }
+        dating = read; // none: a promoted master is dated from the probe, as without Sentinel
     }
 
     private void switchTo(HostAndPort named) {
@@ -199,8 +247,12 @@ final class SentinelRedisNode implements RedisNode {
         }
     }
 
-    /** Looks the master up and opens one connection to it, before the first call. */
+    /**
+     * Looks the master up and opens one connection to it, before the first call; then asks again,
+     * so that the Sentinels' dating of a promotion is read after that connection's probe.
+     */
     void warmUp() {
+        resolve();
         resolve();
     }
 
