@@ -33,6 +33,8 @@ import java.util.Set;
  *   <tr><td>{@code fencedlock.redlock.sentinel.master}</td><td>the master name the Sentinels monitor; the lock service is the one master they name, followed across failovers ({@link Sentinel}). Set with {@code sentinel.nodes}, never with {@code fencedlock.redlock.nodes}</td><td>unset</td></tr>
  *   <tr><td>{@code fencedlock.redlock.sentinel.nodes}</td><td>comma-separated Sentinels, {@code host:port} or {@code redis://[user:password@]host:port} / {@code rediss://...} when the Sentinels need credentials or TLS</td><td>unset</td></tr>
  *   <tr><td>{@code fencedlock.redlock.sentinel.master-user}, {@code fencedlock.redlock.sentinel.master-password}</td><td>credentials of the data nodes (master and replicas); they use TLS when the Sentinels do</td><td>none</td></tr>
+ *   <tr><td>{@code fencedlock.redlock.wait-replicas}</td><td>replicas of each master that must acknowledge a grant ({@code WAIT} after the acquire script); a grant acknowledged by fewer within {@code wait-replicas-timeout} is released and counts as a failed node. {@code 0}: no acknowledgement</td><td>0</td></tr>
+ *   <tr><td>{@code fencedlock.redlock.wait-replicas-timeout}</td><td>how long {@code WAIT} may block on the server; shorter than {@code node-timeout}, within which the reply must arrive</td><td>half of {@code node-timeout}</td></tr>
  *   <tr><td>{@code fencedlock.redlock.persistent-nodes}</td><td>{@code true}: a node that says it fsyncs every write to its append-only file ({@code aof_enabled:1}, {@code aof_last_write_status:ok}, {@code loading:0} in {@code INFO persistence}, {@code appendfsync always} from {@code CONFIG GET}) needs no restart quarantine; every other node keeps it</td><td>false</td></tr>
  * </table>
  *
@@ -72,6 +74,18 @@ public final class RedlockSettings {
     /** The password of the data nodes the Sentinels name; default none. */
     public static final String SENTINEL_MASTER_PASSWORD = "fencedlock.redlock.sentinel.master-password";
 
+    /**
+     * How many replicas of each master must acknowledge a grant ({@code WAIT numreplicas timeout}
+     * after the acquire script): a grant fewer acknowledge within {@link #WAIT_REPLICAS_TIMEOUT} is
+     * released and counts as a failed node. Default 0 (no acknowledgement); a non-negative integer.
+     */
+    public static final String WAIT_REPLICAS = "fencedlock.redlock.wait-replicas";
+    /**
+     * How long {@code WAIT} may block on the server. Default half of {@link #NODE_TIMEOUT}; must be
+     * shorter than it (checked when a client is created), since the reply must arrive within it.
+     */
+    public static final String WAIT_REPLICAS_TIMEOUT = "fencedlock.redlock.wait-replicas-timeout";
+
     /** Every key of the backend. */
     public static final Set<String> KEYS = Set.of(
             NODES,
@@ -84,7 +98,9 @@ public final class RedlockSettings {
             SENTINEL_MASTER,
             SENTINEL_NODES,
             SENTINEL_MASTER_USER,
-            SENTINEL_MASTER_PASSWORD);
+            SENTINEL_MASTER_PASSWORD,
+            WAIT_REPLICAS,
+            WAIT_REPLICAS_TIMEOUT);
 
     /**
      * One master watched by Redis Sentinel: the lock service is whichever server the Sentinels name
@@ -137,6 +153,8 @@ public final class RedlockSettings {
     private final boolean persistentNodes;
     private final RedlockKeys keys;
     private final Sentinel sentinel;
+    private final int waitReplicas;
+    private final Duration waitReplicasTimeout;
 
     private RedlockSettings(
             List<RedisNodeAddress> nodes,
@@ -146,7 +164,9 @@ public final class RedlockSettings {
             Duration restartQuarantine,
             boolean persistentNodes,
             RedlockKeys keys,
-            Sentinel sentinel) {
+            Sentinel sentinel,
+            int waitReplicas,
+            Duration waitReplicasTimeout) {
         this.nodes = List.copyOf(nodes);
         this.nodeTimeout = nodeTimeout;
         this.driftFactor = driftFactor;
@@ -155,6 +175,8 @@ public final class RedlockSettings {
         this.persistentNodes = persistentNodes;
         this.keys = keys;
         this.sentinel = sentinel;
+        this.waitReplicas = waitReplicas;
+        this.waitReplicasTimeout = waitReplicasTimeout != null ? waitReplicasTimeout : nodeTimeout.dividedBy(2);
     }
 
     /**
@@ -182,7 +204,22 @@ public final class RedlockSettings {
                         .map(RedlockSettings::parseBoolean)
                         .orElse(false),
                 settings.get(KEY_PREFIX).map(RedlockKeys::withPrefix).orElse(RedlockKeys.defaults()),
-                parseSentinel(settings));
+                parseSentinel(settings),
+                settings.get(WAIT_REPLICAS).map(RedlockSettings::parseReplicas).orElse(0),
+                settings.positiveDuration(WAIT_REPLICAS_TIMEOUT).orElse(null));
+    }
+
+    private static int parseReplicas(String value) {
+        try {
+            int replicas = Integer.parseInt(value.trim());
+            if (replicas >= 0) {
+                return replicas;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(
+                WAIT_REPLICAS + " has '" + value + "'; expected a number of replicas, 0 or more");
     }
 
     /**
@@ -227,7 +264,8 @@ public final class RedlockSettings {
 
     /**
      * Checks what only the whole configuration can tell, when a client is created: the Sentinel
-     * keys come as a pair, and the data nodes' user needs a password.
+     * keys come as a pair, the data nodes' user needs a password, and a replica acknowledgement
+     * times out within the node timeout.
      *
      * @throws IllegalArgumentException naming the key that is set and the one that is missing
      */
@@ -242,6 +280,13 @@ public final class RedlockSettings {
             throw new IllegalArgumentException(SENTINEL_NODES + " is set to '"
                     + Masking.maskUriCredentials(String.join(",", sentinels)) + "' but " + SENTINEL_MASTER
                     + " is not: name the master the Sentinels monitor");
+        }
+        RedlockSettings read = from(settings);
+        if (read.waitReplicas > 0 && read.waitReplicasTimeout.compareTo(read.nodeTimeout) >= 0) {
+            throw new IllegalArgumentException(
+                    WAIT_REPLICAS_TIMEOUT + " " + DurationFormat.format(read.waitReplicasTimeout)
+                            + " must be shorter than " + NODE_TIMEOUT + " " + DurationFormat.format(read.nodeTimeout)
+                            + ": the reply to WAIT must arrive within the node timeout");
         }
         Optional<String> user = settings.get(SENTINEL_MASTER_USER);
         boolean credentials =
@@ -339,6 +384,16 @@ public final class RedlockSettings {
         return Optional.ofNullable(sentinel);
     }
 
+    /** Replicas that must acknowledge each grant ({@value #WAIT_REPLICAS}); 0, the default, for none. */
+    public int waitReplicas() {
+        return waitReplicas;
+    }
+
+    /** How long {@code WAIT} may block on the server. Default half the node timeout. */
+    public Duration waitReplicasTimeout() {
+        return waitReplicasTimeout;
+    }
+
     /** The Redis masters; empty when {@code fencedlock.redlock.nodes} was not set. */
     public List<RedisNodeAddress> nodes() {
         return nodes;
@@ -387,6 +442,7 @@ public final class RedlockSettings {
         return "RedlockSettings{nodes=" + Masking.maskUriCredentials(nodes.toString()) + ", nodeTimeout="
                 + nodeTimeout + ", driftFactor=" + driftFactor + ", retryDelay=" + retryDelay
                 + ", restartQuarantine=" + restartQuarantine + ", persistentNodes=" + persistentNodes + ", keyPrefix="
-                + keys.prefix() + (sentinel == null ? "" : ", sentinel=" + sentinel) + "}";
+                + keys.prefix() + (sentinel == null ? "" : ", sentinel=" + sentinel) + ", waitReplicas=" + waitReplicas
+                + ", waitReplicasTimeout=" + waitReplicasTimeout + "}";
     }
 }

@@ -132,6 +132,8 @@ class RedlockSettingsTest {
                 "fencedlock.redlock.sentinel.nodes|a:0|outside 1..65535",
                 "fencedlock.redlock.sentinel.nodes|redis://a:26379/3|names a database",
                 "fencedlock.redlock.sentinel.nodes|http://a:26379|must start with redis://",
+                "fencedlock.redlock.wait-replicas|-1|has '-1'; expected a number of replicas, 0 or more",
+                "fencedlock.redlock.wait-replicas|one|has 'one'",
             })
     void badValueNamesTheKeyAndTheValue(String key, String value, String expectedMessage) {
         assertRejected(key, value, expectedMessage);

@@ -74,8 +74,10 @@ public final class RedlockProvider implements LockProvider {
         List<NodeHealth> healths = new ArrayList<>();
         List<Supplier<Connection>> subscriberConnections = new ArrayList<>();
         List<Runnable> warmUps = new ArrayList<>();
+        ReplicaAck ack = new ReplicaAck(config.waitReplicas(), (int) Math.max(
+                1, Math.min(Integer.MAX_VALUE, config.waitReplicasTimeout().toMillis())));
         Function<RedisNodeAddress, JedisRedisNode> connect = address -> new JedisRedisNode(
-                address, config.nodeTimeout(), options.tls(), runtime.clock(), executor, recordKeys());
+                address, config.nodeTimeout(), options.tls(), runtime.clock(), executor, recordKeys(), ack);
         if (config.sentinel().isPresent()) {
             SentinelRedisNode node = new SentinelRedisNode(
                     config.sentinel().get(), config.nodeTimeout(), options.tls(), connect, executor, runtime.clock());
