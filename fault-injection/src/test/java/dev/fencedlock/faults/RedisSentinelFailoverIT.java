@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.jdbc.JdbcFencing;
 import dev.fencedlock.jdbc.StaleTokenException;
 import dev.fencedlock.redlock.RedlockKeys;
@@ -45,7 +46,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *       sit out a restart quarantine counted from that client's first probe.
  *   <li>A grant the replica never received (replication to it refused before the grant) is lost
  *       in the failover: a second client is granted the lock while the first still holds a valid
- *       lease, and the fence row of {@code fencing-jdbc} (H2) refuses the older holder's write.
+ *       lease, and the fence row of {@code fencing-jdbc} (H2) refuses the older holder's write. With
+ *       {@code wait-replicas=1} that grant is not given in the first place (not acknowledged,
+ *       released).
  * </ul>
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -170,6 +173,18 @@ class RedisSentinelFailoverIT {
         try (LockClient older = LockClient.create(config().build());
                 LockClient newer = LockClient.create(config().set(RedlockSettings.RESTART_QUARANTINE, Duration.ZERO)
                         .build())) {
+            try (LockClient acknowledged = LockClient.create(config().set(RedlockSettings.WAIT_REPLICAS, "1")
+                    .set(RedlockSettings.WAIT_REPLICAS_TIMEOUT, Duration.ofMillis(200))
+                    .build())) {
+                assertThatThrownBy(() -> acknowledged.lock(lock).tryAcquire(Duration.ZERO))
+                        .as("with wait-replicas=1 the grant the replica cannot receive is not given")
+                        .isInstanceOf(LockUnavailableException.class)
+                        .hasMessageContaining("0 of the 1 replicas required");
+                Await.until(
+                        "the unacknowledged grant is released",
+                        Duration.ofSeconds(5),
+                        () -> Long.valueOf(0).equals(master.command("EXISTS", lockKey)));
+            }
             Lease first = older.lock(lock).acquire(Duration.ofSeconds(10), Duration.ofSeconds(60));
             assertThat(master.command("EXISTS", lockKey))
                     .as("held on the master")
