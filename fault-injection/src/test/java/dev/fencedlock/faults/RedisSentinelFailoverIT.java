@@ -15,6 +15,9 @@ import dev.fencedlock.testkit.await.Await;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.junit.PerClassResource;
 import dev.fencedlock.testkit.redis.RedisServerProcess;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -105,7 +108,10 @@ class RedisSentinelFailoverIT {
         String lock = "sentinel-failover-tokens";
         List<Long> before = new ArrayList<>();
         List<Long> after = new ArrayList<>();
-        try (LockClient client = LockClient.create(config().build())) {
+        // the first Sentinel listed is gone: the client asks the next ones in turn
+        try (LockClient client = LockClient.create(
+                config().set(RedlockSettings.SENTINEL_NODES, "127.0.0.1:" + unusedPort() + "," + sentinelList())
+                        .build())) {
             for (int i = 0; i < 5; i++) {
                 try (Lease lease = client.lock(lock).acquire(Duration.ofSeconds(10))) {
                     before.add(lease.token());
@@ -220,12 +226,21 @@ class RedisSentinelFailoverIT {
         return LockConfig.builder()
                 .backend("redlock")
                 .set(RedlockSettings.SENTINEL_MASTER, MASTER_NAME)
-                .set(
-                        RedlockSettings.SENTINEL_NODES,
-                        sentinels().stream().map(s -> s.host() + ":" + s.port()).collect(Collectors.joining(",")))
+                .set(RedlockSettings.SENTINEL_NODES, sentinelList())
                 .set(RedlockSettings.NODE_TIMEOUT, RedisSetup.NODE_TIMEOUT)
                 .set(RedlockSettings.RETRY_DELAY, Duration.ofMillis(50))
                 .leaseTime(LEASE);
+    }
+
+    private String sentinelList() {
+        return sentinels().stream().map(s -> s.host() + ":" + s.port()).collect(Collectors.joining(","));
+    }
+
+    /** A local port nothing listens on: connections to it are refused at once. */
+    private static int unusedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
     }
 
     private static int fencedIncrement(Lease lease, String lock) throws SQLException {
