@@ -55,7 +55,12 @@ public interface FencedLock {
     /**
      * Like {@link #acquire(Duration, Duration)}, but losing the race is not an error.
      *
-     * @return the fixed lease, or empty if the lock stayed taken for the whole wait
+     * @return the fixed lease, or empty if the lock stayed taken for the whole wait (and only then)
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive, or no longer than the
+     *     clock-drift allowance the backend takes off every lease (so never valid); the message
+     *     names the backend's smallest lease
+     * @throws LockException if the lock was won but {@code leaseTime} ran out before the grant
+     *     could be handed out (a lease shorter than the backend's round trip)
      * @throws LockUnavailableException if the backend could not answer
      * @throws InterruptedException if the thread was interrupted while waiting; nothing is held
      */

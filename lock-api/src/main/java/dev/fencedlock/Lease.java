@@ -59,16 +59,31 @@ public interface Lease extends AutoCloseable {
     Duration remaining();
 
     /**
-     * Extends the lease so that it stays valid for {@code leaseTime} from now. On an auto-renewing
-     * lease, later renewals go back to the configured lease time.
+     * Extends the lease so that it stays valid for {@code leaseTime} from now (less the backend's
+     * drift allowance; see {@link #leaseTimeFor}). A time shorter than what is left moves the end
+     * earlier: the lease is lost then, {@link #onLost} listeners are told then and the backend
+     * frees the lock then, not at the old end. On an auto-renewing lease, later renewals go back to
+     * the configured lease time, and the next one comes before the new end.
      *
-     * @throws IllegalArgumentException if {@code leaseTime} is null, zero or negative
+     * @throws IllegalArgumentException if {@code leaseTime} is null, zero or negative, or no longer
+     *     than the backend's drift allowance (the message names the backend's smallest lease)
      * @throws LeaseLostException if the lease is no longer held (closed, expired, or taken over);
      *     the lease is then marked lost
      * @throws LockUnavailableException if the backend could not answer; the lease keeps its
      *     current validity and may still be extended later
      */
     void extend(Duration leaseTime);
+
+    /**
+     * The lease time to pass to {@link #extend} so that this lease stays valid for at least {@code
+     * validity} from the call, if the backend answers at once: {@code validity} plus whatever the
+     * backend takes off a lease's validity (Redlock's and the jdbc backend's clock-drift allowance,
+     * 1% plus 2 ms by default). Use it where a lease must cover a given time exactly, such as a
+     * lock kept until a deadline. The default returns {@code validity}.
+     */
+    default Duration leaseTimeFor(Duration validity) {
+        return validity;
+    }
 
     /**
      * Registers a listener told exactly once when this lease is lost (expired, renewal failed, or

@@ -11,7 +11,10 @@ public class LeaseLostException extends LockException {
 
     /** Why a lease was lost: a small, fixed set, fit for a metric tag. */
     public enum Reason {
-        /** Its validity ran out: a fixed lease reached its end, or the hold-time cap was reached. */
+        /**
+         * Its validity ran out: a fixed lease reached its end, the hold-time cap was reached, or its
+         * renewal was stopped ({@link dev.fencedlock.spi.AbstractLease#stopRenewal}).
+         */
         EXPIRED,
         /** The backend says another grant holds the lock now. */
         TAKEN_OVER,

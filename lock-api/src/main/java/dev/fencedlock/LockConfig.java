@@ -28,9 +28,22 @@ import java.util.TreeMap;
  *       {@code local} or any other provider on the classpath</td><td>required</td></tr>
  *   <tr><td>{@code fencedlock.fallback}</td><td>a second backend that grants leases while the first
  *       cannot answer (see below)</td><td>none</td></tr>
+ *   <tr><td>{@code fencedlock.fallback-takeover}</td><td>when the fallback may grant a name and the
+ *       primary may grant it again: {@code wait-out} (only once no lease of the other backend can
+ *       still be valid) or {@code immediate} (at once; two holders then overlap, only fenced effects
+ *       are safe)</td><td>{@code wait-out}</td></tr>
  *   <tr><td>{@code fencedlock.lease-time}</td><td>lease length of auto-renewing leases</td><td>30s</td></tr>
- *   <tr><td>{@code fencedlock.max-hold-time}</td><td>cap on how long auto-renewal keeps a lease</td><td>none</td></tr>
+ *   <tr><td>{@code fencedlock.max-hold-time}</td><td>cap on how long auto-renewal keeps a lease;
+ *       at least {@code fencedlock.lease-time}</td><td>none</td></tr>
  * </table>
+ *
+ * <p>{@code fencedlock.max-hold-time} bounds how long a holder that never closes its lease (a
+ * stuck thread, a forgotten {@code close}) keeps the lock: renewal stops so that the lease ends no
+ * later than the cap after its grant. It cannot be shorter than {@code fencedlock.lease-time}, since
+ * the first grant already lasts that long: such a pair is rejected by {@link Builder#build()}
+ * rather than held for the lease time in spite of the cap. It applies to auto-renewing leases; a
+ * fixed lease ({@link FencedLock#acquire(Duration, Duration)}) ends at the lease time its caller
+ * chose, which no renewal lengthens, and {@link Lease#extend} moves the end only when asked.
  *
  * <p>Every other key belongs to a backend: {@code fencedlock.<backend>.*} values are handed to that
  * backend's provider ({@link dev.fencedlock.spi.LockProviderFactory}), which declares and checks
@@ -52,20 +65,60 @@ import java.util.TreeMap;
  *
  * <p>With {@code fencedlock.fallback=zookeeper} (any backend name other than {@code
  * fencedlock.backend}, configured with its own keys), an acquisition that the primary backend
- * cannot answer ({@link LockUnavailableException}) is granted by the fallback instead, and {@link
- * Lease#backend()} names it. While the primary is down, acquisitions go to the fallback directly and
- * a background probe asks the primary about once a second; when it answers, acquisitions return to
- * it. Every switch is logged and reported to {@link LockEventListener#backendSwitched}.
+ * cannot answer ({@link LockUnavailableException}) moves the client to the fallback, and {@link
+ * Lease#backend()} names the backend that granted a lease. A background probe asks the primary
+ * about once a second (its {@link dev.fencedlock.spi.LockProvider#status}, then, unless that says
+ * {@code DOWN}, one zero-wait acquisition at {@code fencedlock.lease-time}); when it answers,
+ * acquisitions return to it. Every switch is logged and reported to {@link
+ * LockEventListener#backendSwitched}.
  *
- * <p>The two backends do not know of each other. While clients disagree about the primary's
- * health (one reaches it, another does not), a holder on the primary and a holder on the fallback
- * <b>hold the same lock at the same time</b>. What keeps data right then is only the fencing token
- * checked where the data lives (for example {@code fencing-jdbc}'s fence row): tokens of both
- * backends are in one order (see {@link dev.fencedlock.spi.LockProviderFactory}), so the older
- * holder's writes are refused. A fallback is therefore the wrong choice when the lock guards
- * effects that are not fenced: calls to other services, e-mails, files, messages, or writes to a
- * store that does not check the token. Use it only when every effect under the lock is a fenced
- * write.
+ * <p>The two backends do not know of each other, so the client keeps them apart in time ({@code
+ * fencedlock.fallback-takeover=wait-out}, the default):
+ *
+ * <ul>
+ *   <li><b>Takeover.</b> The fallback grants nothing until {@code W(primary)} has passed since this
+ *       client first saw the primary fail (an acquisition got {@link LockUnavailableException}, or
+ *       no answer within what was left of its wait, at least 1 s), where {@code W(b)}, the longest
+ *       time a lease of backend {@code b} may still be valid, is {@link
+ *       dev.fencedlock.spi.LockProvider#longestOutstandingLease()} where the backend knows it, else
+ *       this client's figure: the larger of {@code fencedlock.lease-time} and the longest fixed
+ *       lease this client has asked of {@code b}. Until then an acquisition
+ *       waits for that instant if its wait reaches it, else throws {@link LockUnavailableException}
+ *       saying since when the primary is down and when the fallback takes over.
+ *   <li><b>Switch back.</b> When the probe hears the primary again, the fallback's leases stop
+ *       renewing (they run out at their current validity, and {@link Lease#onLost} fires then), and
+ *       the primary grants nothing until {@code W(fallback)} (here the larger of the backend's
+ *       figure and this client's, as the fallback still answers and its leases run to the end of
+ *       their lease time) plus one probe interval has passed. An
+ *       acquisition in between waits or throws as above. If the primary answers again at least a
+ *       probe interval before any client could have taken over (counted from this client's last
+ *       answer from the primary), nothing was granted by the fallback and the client returns at
+ *       once.
+ * </ul>
+ *
+ * <p>So no two leases of one name, one from each backend, are valid at once, provided every client
+ * sees the primary's outage (an acquisition during it fails on the primary) and its return within
+ * one probe interval of each other, clocks run at rates within the backends' drift allowance, and
+ * every client's longest fixed lease is covered by {@code W} (use one configuration for all clients
+ * of a name). When clients disagree about the primary's health (one reaches it, another does not),
+ * or a client that did not acquire during the outage acquires from the primary while another
+ * client's fallback lease runs out, two clients <b>hold the same lock at the same time</b>, one on
+ * each backend. The price of the rule is availability: acquisitions fail for {@code W(primary)}
+ * after an outage starts and for {@code W(fallback)} plus a probe interval after it ends.
+ *
+ * <p>{@code fencedlock.fallback-takeover=immediate} gives that up: the fallback grants as soon as
+ * the primary fails and the primary as soon as it answers again (the fallback's leases still stop
+ * renewing). <b>Two holders then overlap</b>: for up to {@code W(primary)} after the takeover and
+ * for up to the fallback's lease time after the switch back. <b>Only fenced effects are safe</b>
+ * then.
+ *
+ * <p>In every case what keeps data right when two holders overlap is only the fencing token checked
+ * where the data lives (for example {@code fencing-jdbc}'s fence row): tokens of both backends are
+ * in one order (see {@link dev.fencedlock.spi.LockProviderFactory}), so the older holder's writes
+ * are refused. A fallback is therefore the wrong choice when the lock guards effects that are not
+ * fenced (calls to other services, e-mails, files, messages, or writes to a store that does not
+ * check the token) and the assumptions above are not yours; with {@code immediate} it is the wrong
+ * choice for them in any case.
  */
 public final class LockConfig {
     public static final String PREFIX = "fencedlock.";
@@ -73,21 +126,76 @@ public final class LockConfig {
     public static final String FALLBACK = "fencedlock.fallback";
     public static final String LEASE_TIME = "fencedlock.lease-time";
     public static final String MAX_HOLD_TIME = "fencedlock.max-hold-time";
+    public static final String FALLBACK_TAKEOVER = "fencedlock.fallback-takeover";
 
     /** The keys this class owns; backends own the rest. */
-    public static final List<String> COMMON_KEYS = List.of(BACKEND, FALLBACK, LEASE_TIME, MAX_HOLD_TIME);
+    public static final List<String> COMMON_KEYS =
+            List.of(BACKEND, FALLBACK, FALLBACK_TAKEOVER, LEASE_TIME, MAX_HOLD_TIME);
 
     private final String backend;
     private final String fallback;
     private final Duration leaseTime;
     private final Duration maxHoldTime;
+    private final FallbackTakeover fallbackTakeover;
     private final Map<String, BackendSettings> backendSettings;
+
+    /**
+     * When a fallback may grant a name the primary may have granted, and the primary a name the
+     * fallback may have granted ({@value LockConfig#FALLBACK_TAKEOVER}); see "The fallback, and when not to
+     * use it" above.
+     */
+    public enum FallbackTakeover {
+        /**
+         * The default: each backend grants only once no lease of the other can still be valid
+         * (waits out the other's longest outstanding lease); acquisitions in between wait or throw
+         * {@link LockUnavailableException}.
+         */
+        WAIT_OUT("wait-out"),
+        /**
+         * At once: the fallback grants as soon as the primary fails, the primary as soon as it
+         * answers again. Two holders then overlap; only fenced effects are safe.
+         */
+        IMMEDIATE("immediate");
+
+        private final String value;
+
+        FallbackTakeover(String value) {
+            this.value = value;
+        }
+
+        /** The written form, {@code wait-out} or {@code immediate}. */
+        public String value() {
+            return value;
+        }
+
+        /**
+         * Reads the written form, in any case.
+         *
+         * @throws IllegalArgumentException naming {@value LockConfig#FALLBACK_TAKEOVER} and {@code text} if it
+         *     is neither {@code wait-out} nor {@code immediate}
+         */
+        public static FallbackTakeover parse(String text) {
+            for (FallbackTakeover takeover : values()) {
+                if (takeover.value.equalsIgnoreCase(text)) {
+                    return takeover;
+                }
+            }
+            throw new IllegalArgumentException(
+                    FALLBACK_TAKEOVER + " has '" + text + "'; expected wait-out (the default) or immediate");
+        }
+
+        @Override
+        public String toString() {
+            return value;
+        }
+    }
 
     private LockConfig(Builder builder, Map<String, BackendSettings> backendSettings) {
         this.backend = builder.backend;
         this.fallback = builder.fallback;
         this.leaseTime = builder.leaseTime;
         this.maxHoldTime = builder.maxHoldTime;
+        this.fallbackTakeover = builder.fallbackTakeover;
         this.backendSettings = backendSettings;
     }
 
@@ -192,12 +300,23 @@ public final class LockConfig {
         return Optional.ofNullable(fallback);
     }
 
+    /**
+     * When the fallback takes over and when the primary takes back ({@value LockConfig#FALLBACK_TAKEOVER});
+     * default {@link FallbackTakeover#WAIT_OUT}. Without a fallback it has no effect.
+     */
+    public FallbackTakeover fallbackTakeover() {
+        return fallbackTakeover;
+    }
+
     /** Lease length of auto-renewing leases, and the basis of the renewal period. Default 30s. */
     public Duration leaseTime() {
         return leaseTime;
     }
 
-    /** Longest time auto-renewal keeps one lease alive; empty (the default) means no cap. */
+    /**
+     * Longest time auto-renewal keeps one lease alive, at least {@link #leaseTime()}; empty (the
+     * default) means no cap.
+     */
     public Optional<Duration> maxHoldTime() {
         return Optional.ofNullable(maxHoldTime);
     }
@@ -218,6 +337,7 @@ public final class LockConfig {
         if (fallback != null) {
             values.put(FALLBACK, fallback);
         }
+        values.put(FALLBACK_TAKEOVER, fallbackTakeover.value());
         values.put(LEASE_TIME, leaseTime.toString());
         if (maxHoldTime != null) {
             values.put(MAX_HOLD_TIME, maxHoldTime.toString());
@@ -233,6 +353,7 @@ public final class LockConfig {
         builder.fallback = fallback;
         builder.leaseTime = leaseTime;
         builder.maxHoldTime = maxHoldTime;
+        builder.fallbackTakeover = fallbackTakeover;
         backendSettings.values().forEach(settings -> builder.backendValues.putAll(settings.values()));
         return builder;
     }
@@ -245,6 +366,7 @@ public final class LockConfig {
         if (fallback != null) {
             text.add("fallback=" + fallback);
         }
+        text.add("fallbackTakeover=" + fallbackTakeover.value());
         text.add("leaseTime=" + DurationFormat.format(leaseTime));
         text.add("maxHoldTime=" + (maxHoldTime == null ? "none" : DurationFormat.format(maxHoldTime)));
         backendSettings.forEach((name, settings) -> text.add(name + "=" + settings));
@@ -261,6 +383,7 @@ public final class LockConfig {
         private String fallback;
         private Duration leaseTime = Duration.ofSeconds(30);
         private Duration maxHoldTime;
+        private FallbackTakeover fallbackTakeover = FallbackTakeover.WAIT_OUT;
         private final Map<String, String> backendValues = new TreeMap<>();
 
         private Builder() {}
@@ -281,13 +404,29 @@ public final class LockConfig {
             return this;
         }
 
+        /**
+         * Default {@link FallbackTakeover#WAIT_OUT}. {@link FallbackTakeover#IMMEDIATE} lets two
+         * holders overlap around every switch between the backends; only fenced effects are safe
+         * then (read "The fallback, and when not to use it" on {@link LockConfig}).
+         */
+        public Builder fallbackTakeover(FallbackTakeover fallbackTakeover) {
+            if (fallbackTakeover == null) {
+                throw new IllegalArgumentException(FALLBACK_TAKEOVER + " must not be null");
+            }
+            this.fallbackTakeover = fallbackTakeover;
+            return this;
+        }
+
         /** Default 30s. Must be positive. */
         public Builder leaseTime(Duration leaseTime) {
             this.leaseTime = DurationFormat.requirePositive(LEASE_TIME, leaseTime);
             return this;
         }
 
-        /** Default none. Must be positive. */
+        /**
+         * Default none. Must be positive, and {@link #build()} requires it to be at least the lease
+         * time.
+         */
         public Builder maxHoldTime(Duration maxHoldTime) {
             this.maxHoldTime = DurationFormat.requirePositive(MAX_HOLD_TIME, maxHoldTime);
             return this;
@@ -314,6 +453,7 @@ public final class LockConfig {
             switch (key) {
                 case BACKEND -> backend(text);
                 case FALLBACK -> fallback(text);
+                case FALLBACK_TAKEOVER -> fallbackTakeover(FallbackTakeover.parse(text));
                 case LEASE_TIME -> leaseTime(DurationFormat.parsePositive(LEASE_TIME, text));
                 case MAX_HOLD_TIME -> maxHoldTime(DurationFormat.parsePositive(MAX_HOLD_TIME, text));
                 default -> {
@@ -348,7 +488,8 @@ public final class LockConfig {
 
         /**
          * @throws IllegalArgumentException if no backend was set (the message lists the backends on
-         *     the classpath), the fallback equals the backend, or a backend's provider rejects its
+         *     the classpath), the fallback equals the backend, {@code fencedlock.max-hold-time} is
+         *     shorter than {@code fencedlock.lease-time}, or a backend's provider rejects its
          *     settings as a whole
          */
         public LockConfig build() {
@@ -360,6 +501,13 @@ public final class LockConfig {
                 throw new IllegalArgumentException(FALLBACK + " '" + fallback + "' is the same as " + BACKEND
                         + "; a fallback must be another backend (backends on the classpath: "
                         + ProviderRegistry.availableBackends() + ")");
+            }
+            if (maxHoldTime != null && maxHoldTime.compareTo(leaseTime) < 0) {
+                throw new IllegalArgumentException(MAX_HOLD_TIME + " (" + DurationFormat.format(maxHoldTime)
+                        + ") is shorter than " + LEASE_TIME + " (" + DurationFormat.format(leaseTime)
+                        + "): every auto-renewing lease is granted for the lease time, so it would be held"
+                        + " past the cap; set " + MAX_HOLD_TIME + " to at least " + DurationFormat.format(leaseTime)
+                        + " or lower " + LEASE_TIME);
             }
             return new LockConfig(this, ProviderRegistry.validateAll(backendValues));
         }

@@ -51,7 +51,11 @@ public interface LockEventListener {
 
     /**
      * Acquisitions moved between the configured backend and {@code fencedlock.fallback}: once per
-     * switch of the client, reported with the lock whose acquisition noticed it.
+     * switch of the client, reported with the lock whose acquisition noticed it. To the fallback:
+     * when the primary failed, although with {@code fencedlock.fallback-takeover=wait-out} the
+     * fallback grants only after the primary's leases ran out; back: when the first acquisition is
+     * routed to the primary again (see "The fallback, and when not to use it" on {@link
+     * LockConfig}).
      *
      * @param cause why the primary was left; null when returning to the primary
      */

@@ -42,6 +42,18 @@ public class LockUnavailableException extends LockException {
         }
     }
 
+    /**
+     * A backend that cannot be asked now for a reason other than its nodes' answers, told in {@code
+     * message} (for example a fallback that may not grant yet); no node failures.
+     *
+     * @param cause what made the backend unusable, or null
+     */
+    public LockUnavailableException(String lockName, String message, Throwable cause) {
+        super(message, cause);
+        this.lockName = lockName;
+        this.nodeFailures = List.of();
+    }
+
     private static String message(
             String lockName,
             Duration elapsed,
@@ -61,7 +73,10 @@ public class LockUnavailableException extends LockException {
         return lockName;
     }
 
-    /** One entry per node that failed, in node order; never empty when a node failed. */
+    /**
+     * One entry per node that failed, in node order; never empty when a node failed, empty when the
+     * backend was not asked.
+     */
     public List<NodeFailure> nodeFailures() {
         return nodeFailures;
     }

@@ -33,6 +33,7 @@ class LockConfigTest {
         LockConfig config = fromMap(
                 "fencedlock.backend", "acme",
                 "fencedlock.fallback", "local",
+                "fencedlock.fallback-takeover", " immediate ",
                 "fencedlock.lease-time", "10s",
                 "fencedlock.max-hold-time", "2m",
                 "fencedlock.acme.url", "acme://user:hunter2@host:1",
@@ -40,6 +41,7 @@ class LockConfigTest {
                 "unrelated.key", "ignored");
         assertThat(config.backend()).isEqualTo("acme");
         assertThat(config.fallback()).contains("local");
+        assertThat(config.fallbackTakeover()).isEqualTo(LockConfig.FallbackTakeover.IMMEDIATE);
         assertThat(config.leaseTime()).isEqualTo(Duration.ofSeconds(10));
         assertThat(config.maxHoldTime()).contains(Duration.ofMinutes(2));
         assertThat(config.settings("acme").values())
@@ -48,7 +50,12 @@ class LockConfigTest {
         assertThat(config.settings("acme").positiveDuration(AcmeProviderFactory.TIMEOUT))
                 .contains(Duration.ofMillis(75));
         assertThat(config.settings("local").values()).isEmpty();
-        assertThat(config.toString()).doesNotContain("hunter2").contains("acme://user:****@host:1");
+        assertThat(config.toString())
+                .doesNotContain("hunter2")
+                .contains("acme://user:****@host:1", "fallbackTakeover=immediate");
+        assertThat(LockConfig.fromMap(config.values()).fallbackTakeover())
+                .isEqualTo(LockConfig.FallbackTakeover.IMMEDIATE);
+        assertThat(config.toBuilder().build().fallbackTakeover()).isEqualTo(LockConfig.FallbackTakeover.IMMEDIATE);
     }
 
     @Test
@@ -57,6 +64,8 @@ class LockConfigTest {
         assertThat(config.leaseTime()).isEqualTo(Duration.ofSeconds(30));
         assertThat(config.maxHoldTime()).isEmpty();
         assertThat(config.fallback()).isEmpty();
+        assertThat(config.fallbackTakeover()).isEqualTo(LockConfig.FallbackTakeover.WAIT_OUT);
+        assertThat(config.values()).containsEntry(LockConfig.FALLBACK_TAKEOVER, "wait-out");
     }
 
     @Test
@@ -158,6 +167,8 @@ class LockConfigTest {
                 "fencedlock.max-hold-time|PT2562047H|fencedlock.max-hold-time has 'PT2562047H', longer than",
                 "fencedlock.fallback|zoo keeper|fencedlock.fallback has 'zoo keeper', which is not a backend name",
                 "fencedlock.fallback|local|fencedlock.fallback 'local' is the same as fencedlock.backend",
+                "fencedlock.fallback-takeover|at-once|fencedlock.fallback-takeover has 'at-once'; expected wait-out",
+                "fencedlock.fallback-takeover|WAIT_OUT|fencedlock.fallback-takeover has 'WAIT_OUT'",
             })
     void badValueNamesTheKeyAndTheValue(String key, String value, String expectedMessage) {
         assertThatThrownBy(() -> fromMap("fencedlock.backend", "local", key, value))
@@ -178,6 +189,29 @@ class LockConfigTest {
                         .build()
                         .maxHoldTime())
                 .contains(longest);
+    }
+
+    @Test
+    void aHoldCapShorterThanTheLeaseTimeIsRejectedNamingBoth() {
+        assertThatThrownBy(() -> fromMap(
+                        "fencedlock.backend", "local",
+                        "fencedlock.lease-time", "3s",
+                        "fencedlock.max-hold-time", "1s"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("fencedlock.max-hold-time (1s) is shorter than fencedlock.lease-time (3s)");
+        assertThatThrownBy(() -> LockConfig.builder()
+                        .backend("local")
+                        .maxHoldTime(Duration.ofSeconds(10))
+                        .build())
+                .as("against the default lease time")
+                .hasMessageContaining("fencedlock.lease-time (30s)");
+        assertThat(fromMap(
+                                "fencedlock.backend", "local",
+                                "fencedlock.lease-time", "3s",
+                                "fencedlock.max-hold-time", "3s")
+                        .maxHoldTime())
+                .as("a cap of exactly one lease time: the lease is not renewed")
+                .contains(Duration.ofSeconds(3));
     }
 
     @Test

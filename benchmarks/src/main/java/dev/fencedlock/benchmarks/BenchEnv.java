@@ -19,6 +19,9 @@ public final class BenchEnv {
     /** PostgreSQL user (trust authentication); default {@code postgres}. */
     public static final String POSTGRES_USER = "bench.postgres.user";
     /** Directory for metrics that JMH's own result file cannot hold (latency percentiles). */
+    public static final String MARIADB_URL = "bench.mariadb.url";
+
+    public static final String MARIADB_USER = "bench.mariadb.user";
     public static final String OUT = "bench.out";
     /** Which round of an interleaved run this fork belongs to, so ratios can be paired by round. */
     public static final String ROUND = "bench.round";
@@ -48,6 +51,19 @@ public final class BenchEnv {
 
     public static String postgresUser() {
         return System.getProperty(POSTGRES_USER, "postgres");
+    }
+
+    /**
+     * MariaDB for the JDBC benchmark: a database of the benchmark's own ({@code fencedlock_bench},
+     * created when missing), so that its tables never meet another user's.
+     */
+    public static String mariadbUrl() {
+        return System.getProperty(
+                MARIADB_URL, "jdbc:mariadb://127.0.0.1:3306/fencedlock_bench?createDatabaseIfNotExist=true");
+    }
+
+    public static String mariadbUser() {
+        return System.getProperty(MARIADB_USER, "root");
     }
 
     public static Path outDir() {

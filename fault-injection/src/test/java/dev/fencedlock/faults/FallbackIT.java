@@ -4,16 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencedlock.Lease;
+import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.LockConfig.FallbackTakeover;
 import dev.fencedlock.LockEventListener;
 import dev.fencedlock.LockException;
+import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.faults.db.FaultDatabase;
 import dev.fencedlock.faults.db.FencedIncrement;
 import dev.fencedlock.faults.history.WriteOutcome;
 import dev.fencedlock.jdbc.JdbcFencing;
 import dev.fencedlock.jdbc.StaleTokenException;
 import dev.fencedlock.jpa.StaleFencingTokenException;
+import dev.fencedlock.redlock.RedlockSettings;
+import dev.fencedlock.spi.AbstractLease;
+import dev.fencedlock.testkit.await.Await;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.net.TcpProxy;
 import dev.fencedlock.testkit.redis.RedisServersExtension;
@@ -27,14 +33,18 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -46,6 +56,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * and an in-process ZooKeeper: Redis losing its quorum (two of three nodes SIGSTOP'd), and two
  * clients that disagree about Redis (one reaches it, one only through a proxy that drops
  * everything), so that both hold the same lock at once and only the fence row keeps the data right.
+ * With every client agreeing about Redis, the default takeover waits out the other backend's leases:
+ * the tests at the end check that no two leases of a name are valid at once then, and show the
+ * bounded overlap of {@code fencedlock.fallback-takeover=immediate}; a probe that works with a
+ * restart quarantine below one second; a ZooKeeper primary that goes silent.
  */
 class FallbackIT {
     private static final Duration LEASE = Duration.ofSeconds(3);
@@ -99,6 +113,10 @@ class FallbackIT {
                 try (Lease lease = client.lock(lock).acquire(WAIT)) {
                     backend = lease.backend();
                     tokens.add(lease.token());
+                } catch (LockUnavailableException e) {
+                    // the switch back waits out the fallback's leases; a wait that ends before says so
+                    assertThat(e).hasMessageContaining("answers again since");
+                    Thread.sleep(100);
                 }
             }
             tokens.addAll(grants(client, lock, "redlock", 2));
@@ -333,5 +351,267 @@ class FallbackIT {
             events.add(from + "->" + to + " "
                     + (cause == null ? "-" : cause.getClass().getSimpleName()));
         }
+    }
+
+    // Issue 26, items 2 to 5: the overlaps a fallback allows, with every client agreeing about the
+    // primary. wait-out (the default): no second lease of a name is granted while another is valid,
+    // checked at the moment of the grant; immediate: the documented, bounded overlap.
+
+    /** What a loaded two-core machine may add to a bound: scheduling, a watchdog tick. */
+    private static final Duration SLACK = Duration.ofSeconds(2);
+
+    @AfterEach
+    void redisAnswers() {
+        for (int i = 0; i < 2; i++) {
+            if (redis.servers().get(i).isPaused()) {
+                redis.servers().get(i).resume();
+            }
+        }
+    }
+
+    private static LockConfig.Builder redlockWithZooKeeperFallback(FallbackTakeover takeover) {
+        return RedisSetup.config(redis.servers().uris(), LEASE)
+                .fallback("zookeeper")
+                .fallbackTakeover(takeover)
+                .set(ZooKeeperSettings.CONNECT, zooKeeper.getConnectString())
+                .set(ZooKeeperSettings.SESSION_TIMEOUT, Duration.ofSeconds(4));
+    }
+
+    /** Redis without a quorum: two of the three nodes stopped (SIGSTOP), seen alike by every client. */
+    private static void redisLosesItsQuorum() {
+        redis.servers().get(0).pause();
+        redis.servers().get(1).pause();
+    }
+
+    private static void redisAnswersAgain() {
+        redis.servers().get(0).resume();
+        redis.servers().get(1).resume();
+    }
+
+    /**
+     * Item 3: A holds a fixed 3 s lease from redlock; Redis loses its quorum; B (same configuration)
+     * asks for the same name. With {@code wait-out}, zookeeper grants it to B only once A's lease has
+     * run out; with {@code immediate}, at once, while A's lease is still valid.
+     */
+    @ParameterizedTest
+    @EnumSource(FallbackTakeover.class)
+    void theFallbackGrantsANameOnlyOnceThePrimarysLeaseOfItCanNoLongerBeValid(FallbackTakeover takeover)
+            throws Exception {
+        String name = "faults:overlap-takeover:" + UUID.randomUUID();
+        AtomicReference<Lease> other = new AtomicReference<>();
+        CompletableFuture<Duration> otherLeftAtGrant = new CompletableFuture<>();
+        LockConfig config = redlockWithZooKeeperFallback(takeover).build();
+        try (LockClient a = LockClient.create(config);
+                LockClient b = LockClient.create(config, atGrant("zookeeper", name, other, otherLeftAtGrant))) {
+            Lease onRedlock = a.lock(name).acquire(WAIT, LEASE);
+            assertThat(onRedlock.backend()).isEqualTo("redlock");
+            other.set(onRedlock);
+            redisLosesItsQuorum();
+
+            long start = System.nanoTime();
+            Lease onZooKeeper = b.lock(name).acquire(WAIT, LEASE);
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(onZooKeeper.backend()).isEqualTo("zookeeper");
+            Duration leftAtGrant = otherLeftAtGrant.get(5, TimeUnit.SECONDS);
+            System.out.printf(
+                    "takeover %s: B granted by zookeeper after %d ms; A's redlock lease had %d ms left then%n",
+                    takeover, took.toMillis(), leftAtGrant.toMillis());
+            assertThat(took).as("within the wait").isLessThan(WAIT.plus(SLACK));
+            assertOverlapAsDocumented(takeover, leftAtGrant, "A's redlock lease when zookeeper granted the name to B");
+            onZooKeeper.close();
+            onRedlock.close();
+        }
+    }
+
+    /**
+     * Item 4: during the outage zookeeper grants an auto-renewing lease; when Redis answers again
+     * that lease stops renewing and runs out (onLost fires), and with {@code wait-out} redlock grants
+     * the name only after that; with {@code immediate} at once, the fallback's lease then still valid
+     * but ending within its lease time instead of renewing without end.
+     */
+    @ParameterizedTest
+    @EnumSource(FallbackTakeover.class)
+    void afterTheSwitchBackThePrimaryGrantsANameOnlyOnceTheFallbacksLeaseOfItCanNoLongerBeValid(
+            FallbackTakeover takeover) throws Exception {
+        String name = "faults:overlap-switch-back:" + UUID.randomUUID();
+        AtomicReference<Lease> other = new AtomicReference<>();
+        CompletableFuture<Duration> otherLeftAtGrant = new CompletableFuture<>();
+        LockConfig config = redlockWithZooKeeperFallback(takeover).build();
+        try (LockClient client = LockClient.create(config, atGrant("redlock", name, other, otherLeftAtGrant))) {
+            redisLosesItsQuorum();
+            // another name finds Redis down, so that no write for this name is left queued on the
+            // stopped nodes (it would land when they resume and hold the name there for a lease time)
+            if (takeover == FallbackTakeover.WAIT_OUT) {
+                assertThatThrownBy(() -> client.lock(name + ":first").acquire(Duration.ZERO))
+                        .isInstanceOf(LockUnavailableException.class);
+            } else {
+                try (Lease first = client.lock(name + ":first").acquire(Duration.ZERO)) {
+                    assertThat(first.backend()).isEqualTo("zookeeper");
+                }
+            }
+            Lease onZooKeeper = client.lock(name).acquire(WAIT);
+            assertThat(onZooKeeper.backend()).isEqualTo("zookeeper");
+            other.set(onZooKeeper);
+            CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
+            AtomicLong lostAt = new AtomicLong();
+            onZooKeeper.onLost((lease, cause) -> {
+                lostAt.set(System.nanoTime());
+                lost.complete(cause);
+            });
+            Thread.sleep(LEASE.multipliedBy(2).toMillis());
+            assertThat(onZooKeeper.isValid()).as("renewed while Redis is down").isTrue();
+
+            redisAnswersAgain();
+            Await.until(
+                    "the zookeeper lease stops renewing once the probe hears Redis",
+                    Duration.ofSeconds(30),
+                    () -> ((AbstractLease) onZooKeeper).renewalStopped());
+            long stoppedAt = System.nanoTime();
+            Lease onRedlock = acquireFrom(client, name, "redlock");
+            Duration grantedAfter = Duration.ofNanos(System.nanoTime() - stoppedAt);
+            Duration leftAtGrant = otherLeftAtGrant.get(5, TimeUnit.SECONDS);
+            LeaseLostException cause = lost.get(LEASE.plus(SLACK).toMillis(), TimeUnit.MILLISECONDS);
+            Duration lostAfter = Duration.ofNanos(lostAt.get() - stoppedAt);
+            System.out.printf(
+                    "switch back %s: redlock granted %d ms after the zookeeper lease stopped renewing, with %d ms of it"
+                            + " left; it was lost (%s) %d ms after its renewal stopped%n",
+                    takeover, grantedAfter.toMillis(), leftAtGrant.toMillis(), cause.reason(), lostAfter.toMillis());
+            assertThat(cause.reason()).isEqualTo(LeaseLostException.Reason.EXPIRED);
+            assertThat(lostAfter)
+                    .as("the fallback's lease ends within its lease time")
+                    .isLessThan(LEASE.plus(SLACK));
+            assertOverlapAsDocumented(takeover, leftAtGrant, "the zookeeper lease when redlock granted the name");
+            onRedlock.close();
+        }
+    }
+
+    /**
+     * Item 5: with {@code restart-quarantine} 500 ms the probe's old fixed 1 s lease was refused by
+     * the quarantine check and the client never returned to Redis; now it does.
+     */
+    @Test
+    void withARestartQuarantineBelowOneSecondAcquisitionsReturnToThePrimary() throws Exception {
+        Duration quarantine = Duration.ofMillis(500);
+        LockConfig config = redlockWithZooKeeperFallback(FallbackTakeover.WAIT_OUT)
+                .leaseTime(quarantine)
+                .set(RedlockSettings.RESTART_QUARANTINE, quarantine)
+                .build();
+        String name = "faults:overlap-quarantine:" + UUID.randomUUID();
+        try (LockClient client = LockClient.create(config)) {
+            redisLosesItsQuorum();
+            try (Lease lease = client.lock(name).acquire(WAIT)) {
+                assertThat(lease.backend()).isEqualTo("zookeeper");
+            }
+            redisAnswersAgain();
+            long start = System.nanoTime();
+            acquireFrom(client, name, "redlock").close();
+            System.out.printf(
+                    "restart-quarantine 500ms: back on redlock %d ms after Redis answered again%n",
+                    Duration.ofNanos(System.nanoTime() - start).toMillis());
+        }
+    }
+
+    /**
+     * Item 2: a zookeeper primary that goes silent (a black hole in front of it), redlock as the
+     * fallback. {@code acquire(2 s)} used to be granted by redlock after 40 s; now the primary's
+     * attempt is given up when the wait is over, and the call throws (wait-out: the fallback may not
+     * grant before zookeeper's leases ran out) or is granted by redlock (immediate), within the wait
+     * plus one per-attempt timeout.
+     */
+    @ParameterizedTest
+    @EnumSource(FallbackTakeover.class)
+    void aSilentZooKeeperPrimaryCostsAnAcquisitionItsWaitAndNoMore(FallbackTakeover takeover) throws Exception {
+        Duration wait = Duration.ofSeconds(2);
+        Duration bound = wait.plus(Duration.ofSeconds(1)).plus(SLACK); // wait + per-attempt floor + slack
+        String name = "faults:overlap-silent-zk:" + UUID.randomUUID();
+        try (TcpProxy proxy = TcpProxy.start("127.0.0.1", zooKeeper.getPort())) {
+            LockConfig config = ZooKeeperSetup.config("127.0.0.1:" + proxy.port(), Duration.ofSeconds(10), LEASE)
+                    .fallback("redlock")
+                    .fallbackTakeover(takeover)
+                    .set(RedlockSettings.NODES, redis.servers().uris())
+                    .set(RedlockSettings.NODE_TIMEOUT, RedisSetup.NODE_TIMEOUT)
+                    .build();
+            try (LockClient client = LockClient.create(config)) {
+                try (Lease lease = client.lock(name).acquire(WAIT)) {
+                    assertThat(lease.backend()).isEqualTo("zookeeper");
+                }
+                proxy.blackhole();
+                long start = System.nanoTime();
+                if (takeover == FallbackTakeover.WAIT_OUT) {
+                    assertThatThrownBy(() -> client.lock(name).acquire(wait))
+                            .isInstanceOf(LockUnavailableException.class)
+                            .hasMessageContaining("backend zookeeper cannot answer since")
+                            .hasMessageContaining("fallback redlock grants from")
+                            .hasMessageContaining("fencedlock.fallback-takeover=immediate");
+                } else {
+                    try (Lease lease = client.lock(name).acquire(wait)) {
+                        assertThat(lease.backend()).isEqualTo("redlock");
+                    }
+                }
+                Duration took = Duration.ofNanos(System.nanoTime() - start);
+                System.out.printf(
+                        "silent zookeeper primary, %s: acquire(2s) returned after %d ms%n", takeover, took.toMillis());
+                assertThat(took)
+                        .as("within the wait plus one per-attempt timeout")
+                        .isLessThan(bound);
+                proxy.pass();
+            }
+        }
+    }
+
+    /**
+     * {@code wait-out}: the other lease had nothing left when the second was granted. {@code
+     * immediate}: the documented overlap, the other lease still valid then.
+     */
+    private static void assertOverlapAsDocumented(FallbackTakeover takeover, Duration leftAtGrant, String other) {
+        if (takeover == FallbackTakeover.WAIT_OUT) {
+            assertThat(leftAtGrant).as(other).isZero();
+        } else {
+            assertThat(leftAtGrant)
+                    .as("immediate, the documented overlap: " + other)
+                    .isPositive();
+        }
+    }
+
+    /**
+     * A lease from {@code backend}, asking until one comes: an acquisition in a switch-back window
+     * that its wait does not reach throws {@link LockUnavailableException}, and one before the
+     * probe heard the primary may still come from the fallback.
+     */
+    private static Lease acquireFrom(LockClient client, String name, String backend) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            assertThat(System.nanoTime() - deadline)
+                    .as("a lease from %s within 60 s", backend)
+                    .isNegative();
+            try {
+                Lease lease = client.lock(name).acquire(WAIT);
+                if (lease.backend().equals(backend)) {
+                    return lease;
+                }
+                lease.close();
+            } catch (LockUnavailableException e) {
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    /**
+     * Records, when {@code backend} grants {@code name}, how long the lease in {@code other} still
+     * had (zero if it was no longer valid): the overlap at the moment of the grant.
+     */
+    private static LockEventListener atGrant(
+            String backend, String name, AtomicReference<Lease> other, CompletableFuture<Duration> leftAtGrant) {
+        return new LockEventListener() {
+            @Override
+            public void leaseGranted(Lease lease) {
+                Lease held = other.get();
+                if (held != null
+                        && lease.backend().equals(backend)
+                        && lease.lockName().equals(name)) {
+                    leftAtGrant.complete(held.isValid() ? held.remaining() : Duration.ZERO);
+                }
+            }
+        };
     }
 }

@@ -1,9 +1,11 @@
 package dev.fencedlock.shedlock;
 
 import dev.fencedlock.Lease;
+import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockClient;
+import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.shedlock.internal.DelayedRelease;
-import dev.fencedlock.shedlock.internal.ThreadLease;
+import dev.fencedlock.spi.ThreadLease;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -12,6 +14,8 @@ import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A ShedLock {@link ExtensibleLockProvider} over a fencedlock {@link LockClient}, so over any of its
@@ -25,10 +29,16 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  *       the lock (or had it and its {@code lockAtLeastFor} has not passed). Not reentrant: a second
  *       {@code lock} of a held name returns empty, on any thread.
  *   <li>The lease is fixed (never renewed) and ends at {@code lockAtMostUntil}, the creation time
- *       plus {@code lockAtMostFor}. A task still running then loses the lock; its fenced writes
- *       are refused from then on.
+ *       plus {@code lockAtMostFor}: it is asked for with the backend's clock-drift allowance on top
+ *       ({@link Lease#leaseTimeFor}), so that the holder believes it valid, and keeps the lock,
+ *       until that instant and no earlier. A task still running then loses the lock; its fenced
+ *       writes are refused from then on. A {@code lockAtMostFor} below the shortest lease the
+ *       backend can grant is refused with an {@link IllegalArgumentException}, as ShedLock refuses
+ *       a bad {@link LockConfiguration}: an empty result means only that another holder has the
+ *       lock.
  *   <li>{@link SimpleLock#unlock()} before {@code lockAtLeastUntil} keeps the lock until then, and
- *       releases it at that time; after it, releases at once. A lock whose lease has run out and
+ *       releases it at that time; after it, releases at once. With {@code lockAtLeastFor} equal to
+ *       {@code lockAtMostFor} no other instance gets the lock before {@code lockAtLeastUntil}. A lock whose lease has run out and
  *       was taken by another holder is never touched by the old holder's unlock.
  *   <li>{@link SimpleLock#extend} gives a new lock with the same lease and token, valid for the new
  *       {@code lockAtMostFor} from now, and ends the old lock object (ShedLock's {@code
@@ -48,7 +58,10 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  * after {@code lock} does not lengthen or shorten a lease. Thread-safe.
  */
 public final class FencedLockProvider implements ExtensibleLockProvider {
+    private static final Logger LOG = LoggerFactory.getLogger(FencedLockProvider.class);
     private final LockClient client;
+    /** A lease this provider was granted, whose {@link Lease#leaseTimeFor} sizes the next request. */
+    private volatile Lease sample;
 
     /**
      * @param client the client whose locks the tasks take; it stays the caller's to close
@@ -59,10 +72,14 @@ public final class FencedLockProvider implements ExtensibleLockProvider {
     }
 
     /**
-     * Takes the lock named by {@code configuration} if it is free, in one attempt.
+     * Takes the lock named by {@code configuration} if it is free, in one attempt (two round trips
+     * on a backend with a drift allowance the first time: the lease is then extended to cover
+     * {@code lockAtMostUntil}; later requests are sized from it).
      *
      * @return the lock, or empty if another holder has it
-     * @throws IllegalArgumentException if {@code lockAtMostUntil} has already passed
+     * @throws IllegalArgumentException if {@code lockAtMostUntil} has already passed, or {@code
+     *     lockAtMostFor} is shorter than the smallest lease the backend grants (the message names
+     *     both)
      * @throws dev.fencedlock.LockUnavailableException if the backend could not answer; ShedLock then
      *     skips the run, as with any provider failure
      */
@@ -73,14 +90,66 @@ public final class FencedLockProvider implements ExtensibleLockProvider {
             throw new IllegalArgumentException(
                     "lockAtMostUntil of lock '" + configuration.getName() + "' has already passed: " + configuration);
         }
+        Lease previous = sample;
+        Duration asked = previous == null ? leaseTime : previous.leaseTimeFor(leaseTime);
         Optional<Lease> lease;
         try {
-            lease = client.lock(configuration.getName()).tryAcquire(Duration.ZERO, leaseTime);
+            lease = client.lock(configuration.getName()).tryAcquire(Duration.ZERO, asked);
+        } catch (IllegalArgumentException e) {
+            throw tooShort("lockAtMostFor", configuration.getLockAtMostFor(), configuration, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();
         }
-        return lease.map(granted -> new FencedSimpleLock(configuration, granted, ThreadLease.bind(granted)));
+        if (lease.isEmpty()) {
+            return Optional.empty();
+        }
+        Lease granted = lease.get();
+        sample = granted;
+        Duration validity = untilNow(configuration.getLockAtMostUntil());
+        Duration needed = granted.leaseTimeFor(validity);
+        if (needed.compareTo(asked) > 0 && !extendQuietly(granted, needed)) {
+            granted.close(); // lost at once: another holder has it
+            return Optional.empty();
+        }
+        return Optional.of(new FencedSimpleLock(configuration, granted, ThreadLease.bind(granted)));
+    }
+
+    /**
+     * Extends {@code lease} to {@code leaseTime}; false if it was lost. A backend that cannot answer
+     * leaves the lease as it was (valid until a little before the time asked, by the drift
+     * allowance), which is logged.
+     */
+    static boolean extendQuietly(Lease lease, Duration leaseTime) {
+        try {
+            lease.extend(leaseTime);
+            return true;
+        } catch (LeaseLostException e) {
+            return false;
+        } catch (LockUnavailableException e) {
+            LOG.warn(
+                    "Could not extend the lease of lock '{}' by the backend's drift allowance; it ends {} early",
+                    lease.lockName(),
+                    format(leaseTime.minus(lease.remaining())),
+                    e);
+            return true;
+        }
+    }
+
+    /** {@code 250ms}, or ISO-8601 for what milliseconds do not show exactly. */
+    static String format(Duration duration) {
+        return Duration.ofMillis(duration.toMillis()).equals(duration)
+                ? duration.toMillis() + "ms"
+                : duration.toString();
+    }
+
+    /** The refusal of a ShedLock duration that no lease of the backend could cover. */
+    static IllegalArgumentException tooShort(
+            String what, Duration value, LockConfiguration configuration, IllegalArgumentException cause) {
+        return new IllegalArgumentException(
+                what + " " + format(value) + " of lock '" + configuration.getName()
+                        + "' cannot be held on this backend (" + cause.getMessage() + "); " + configuration,
+                cause);
     }
 
     /** The time from now to {@code instant} on ShedLock's clock, at least zero. */

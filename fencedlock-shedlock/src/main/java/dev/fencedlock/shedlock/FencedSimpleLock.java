@@ -2,9 +2,8 @@ package dev.fencedlock.shedlock;
 
 import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
-import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.shedlock.internal.DelayedRelease;
-import dev.fencedlock.shedlock.internal.ThreadLease;
+import dev.fencedlock.spi.ThreadLease;
 import java.time.Duration;
 import java.util.Optional;
 import net.javacrumbs.shedlock.core.AbstractSimpleLock;
@@ -39,7 +38,8 @@ public final class FencedSimpleLock extends AbstractSimpleLock {
 
     /**
      * Ends the task's hold: at once, or at {@code lockAtLeastUntil} if that is still ahead (the lease
-     * is shortened to it, so that the lock frees itself then even if this process stops first).
+     * is shortened to it, drift allowance included, so that the holder keeps the lock until then and
+     * the lock frees itself soon after even if this process stops first).
      */
     @Override
     protected void doUnlock() {
@@ -49,14 +49,14 @@ public final class FencedSimpleLock extends AbstractSimpleLock {
             lease.close();
             return;
         }
+        Duration leaseTime = lease.leaseTimeFor(keep);
         try {
-            lease.extend(keep);
-        } catch (LeaseLostException e) {
-            lease.close();
-            return;
-        } catch (LockUnavailableException e) {
-            // the lease keeps its validity, which ends no later than lockAtMostUntil; the release
-            // below still happens at lockAtLeastUntil
+            if (!FencedLockProvider.extendQuietly(lease, leaseTime)) {
+                lease.close();
+                return;
+            }
+        } catch (IllegalArgumentException e) {
+            // shorter than the backend's smallest lease: the lease as it is covers it, or nearly
         }
         DelayedRelease.shared().closeAfter(lease, keep);
     }
@@ -73,10 +73,12 @@ public final class FencedSimpleLock extends AbstractSimpleLock {
             return Optional.empty();
         }
         try {
-            lease.extend(leaseTime);
+            lease.extend(lease.leaseTimeFor(leaseTime));
         } catch (LeaseLostException e) {
             giveUp();
             return Optional.empty();
+        } catch (IllegalArgumentException e) {
+            throw FencedLockProvider.tooShort("lockAtMostFor", extended.getLockAtMostFor(), extended, e);
         }
         return Optional.of(new FencedSimpleLock(extended, lease, binding));
     }

@@ -23,6 +23,7 @@ import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.support.ShortKeepAlive;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
@@ -37,6 +38,14 @@ abstract class FencedLockProviderContract {
 
     /** A new client of the backend under test; closed by the test. */
     protected abstract LockClient newClient();
+
+    /**
+     * The shortest lease the backend grants as its refusal names it (e.g. {@code "4ms"}), for a
+     * backend whose drift allowance makes a 2 ms lease never valid; empty for one without.
+     */
+    protected Optional<String> minimumLease() {
+        return Optional.empty();
+    }
 
     private static LockConfiguration config(String name, Duration atMost, Duration atLeast) {
         return new LockConfiguration(Instant.now(), name, atMost, atLeast);
@@ -120,6 +129,62 @@ abstract class FencedLockProviderContract {
             SimpleLock next = awaitLock(second, name, "the lock free after lockAtLeastFor");
             assertThat(Instant.now()).isAfterOrEqualTo(created.plus(atLeast));
             next.unlock();
+        }
+    }
+
+    /**
+     * "At most once per period": lockAtLeastFor = lockAtMostFor. No other instance gets the lock
+     * before lockAtLeastUntil, neither after an early unlock nor while the task still runs. A grant
+     * that returned before that instant certainly came before it.
+     */
+    @Test
+    void lockAtLeastForEqualToLockAtMostForKeepsTheLockUntilThen(TestInfo test) throws Exception {
+        String name = name(test);
+        Duration period = AT_MOST; // its lease, drift allowance included, within the test servers' quarantine
+        try (LockClient one = newClient();
+                LockClient two = newClient()) {
+            FencedLockProvider first = new FencedLockProvider(one);
+            FencedLockProvider second = new FencedLockProvider(two);
+            for (boolean unlockAtOnce : new boolean[] {true, false}) {
+                LockConfiguration both = new LockConfiguration(Instant.now(), name, period, period);
+                SimpleLock held = first.lock(both).orElseThrow();
+                if (unlockAtOnce) {
+                    held.unlock();
+                }
+                Optional<SimpleLock> next = Optional.empty();
+                Instant returned = Instant.now();
+                while (next.isEmpty()) {
+                    assertThat(returned)
+                            .as("still refused long after")
+                            .isBefore(both.getLockAtLeastUntil().plus(AWAIT));
+                    next = second.lock(config(name, AT_MOST, Duration.ZERO));
+                    returned = Instant.now();
+                    Thread.sleep(1);
+                }
+                assertThat(returned)
+                        .as("another instance's grant returned (task unlocked at once: %s)", unlockAtOnce)
+                        .isAfterOrEqualTo(both.getLockAtLeastUntil());
+                next.get().unlock();
+                if (!unlockAtOnce) {
+                    held.unlock();
+                }
+            }
+        }
+    }
+
+    /** A lockAtMostFor that no lease of the backend covers is an error, not "locked elsewhere". */
+    @Test
+    void aLockAtMostForBelowTheBackendsSmallestLeaseIsRefusedNotSkipped(TestInfo test) throws Exception {
+        Assumptions.assumeTrue(minimumLease().isPresent(), "the backend grants leases of any length");
+        String name = name(test);
+        try (LockClient one = newClient()) {
+            FencedLockProvider provider = new FencedLockProvider(one);
+            assertThatThrownBy(() -> provider.lock(config(name, Duration.ofMillis(2), Duration.ZERO)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("lockAtMostFor 2ms of lock '" + name + "'")
+                    .hasMessageContaining("smallest lease the " + one.config().backend() + " backend grants, "
+                            + minimumLease().orElseThrow());
+            provider.lock(config(name, AT_MOST, Duration.ZERO)).orElseThrow().unlock();
         }
     }
 

@@ -5,6 +5,7 @@ import dev.fencedlock.LockConfig;
 import dev.fencedlock.jdbcprovider.JdbcLockSettings;
 import dev.fencedlock.jdbcprovider.JdbcLocks;
 import dev.fencedlock.testkit.db.TestDatabase;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -31,5 +32,10 @@ class JdbcFencedLockProviderIT extends FencedLockProviderContract {
                         .set(JdbcLockSettings.POLL_INTERVAL, "20ms")
                         .build(),
                 database.dataSource());
+    }
+
+    @Override
+    protected Optional<String> minimumLease() {
+        return Optional.of("3ms");
     }
 }

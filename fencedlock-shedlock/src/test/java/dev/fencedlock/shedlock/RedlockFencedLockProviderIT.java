@@ -2,6 +2,7 @@ package dev.fencedlock.shedlock;
 
 import dev.fencedlock.LockClient;
 import dev.fencedlock.testkit.junit.LockBackendExtension;
+import java.util.Optional;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The contract on redlock over three real redis-server processes. */
@@ -12,5 +13,10 @@ class RedlockFencedLockProviderIT extends FencedLockProviderContract {
     @Override
     protected LockClient newClient() {
         return BACKEND.newClient();
+    }
+
+    @Override
+    protected Optional<String> minimumLease() {
+        return Optional.of("3ms");
     }
 }

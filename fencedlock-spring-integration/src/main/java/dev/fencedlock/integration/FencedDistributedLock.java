@@ -3,6 +3,7 @@ package dev.fencedlock.integration;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
+import dev.fencedlock.spi.ThreadLease;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
 import java.util.Optional;
@@ -15,14 +16,24 @@ import org.springframework.integration.support.locks.DistributedLock;
  * One key's lock of a {@link FencedLockRegistry}: a local {@link ReentrantLock} in front of a
  * fencedlock lease. The first acquisition by a thread takes a fixed lease of the TTL; a re-entrant
  * acquisition restarts it (so {@code LockRegistryLeaderInitiator}'s heartbeat keeps its leader's
- * lock), or, when the lease has run out meanwhile, takes a new one (a new token) if the lock is free.
- * The last {@code unlock} releases the lease.
+ * lock). The last {@code unlock} releases the lease.
+ *
+ * <p>A hold whose lease has run out (or was lost) stays broken until the thread lets it go: a
+ * re-entrant {@code lock}, {@code lockInterruptibly} or {@code tryLock} throws {@link
+ * ConcurrentModificationException} (the thread's holds stay as they were), and the last {@code
+ * unlock} throws {@link ConcurrentModificationException} after releasing the local lock. A
+ * re-entry never takes a new lease under the old hold: another instance may have held the lock
+ * meanwhile, and a holder that carried on (a leader through its heartbeat) would not know it had
+ * been displaced. Spring Integration's Redis and JDBC registries re-take a free lock silently
+ * there; this one keeps the promise of its {@code unlock} instead. {@code
+ * LockRegistryLeaderInitiator} handles the exception of its heartbeat's re-entry as lost
+ * leadership: it revokes, unlocks (which releases the broken hold) and tries again, so the
+ * instance can lead again later, with a new token. After the throwing {@code unlock} the lock can
+ * be taken afresh.
  *
  * <p>Only the owning thread may unlock or renew ({@link IllegalStateException} otherwise). An
- * {@code unlock} that finds the lease already gone throws {@link ConcurrentModificationException}
- * after releasing the local lock; it never touches a later holder's lock. Backend failures reach
- * the caller as fencedlock's {@link dev.fencedlock.LockUnavailableException}, with nothing held.
- * Thread-safe.
+ * {@code unlock} never touches a later holder's lock. Backend failures reach the caller as
+ * fencedlock's {@link dev.fencedlock.LockUnavailableException}, with nothing more held. Thread-safe.
  */
 public final class FencedDistributedLock implements DistributedLock {
     private static final Duration POLL = Duration.ofMillis(100);
@@ -102,6 +113,8 @@ public final class FencedDistributedLock implements DistributedLock {
      * Waits up to {@code waitTime} for the lock, held for {@code ttl} once taken.
      *
      * @return whether the calling thread now holds it
+     * @throws ConcurrentModificationException on a re-entry into a hold whose lease has run out or
+     *     was lost (see the class description)
      */
     @Override
     public boolean tryLock(Duration waitTime, Duration ttl) throws InterruptedException {
@@ -112,7 +125,14 @@ public final class FencedDistributedLock implements DistributedLock {
         }
         boolean held = false;
         try {
-            held = local.getHoldCount() > 1 && restart(ttl) || take(deadline, ttl);
+            if (local.getHoldCount() == 1) {
+                held = take(deadline, ttl);
+            } else {
+                held = restart(ttl);
+                if (!held) {
+                    throw brokenHold("before this re-entry");
+                }
+            }
             return held;
         } finally {
             lastUsed = System.currentTimeMillis();
@@ -136,7 +156,12 @@ public final class FencedDistributedLock implements DistributedLock {
         }
     }
 
-    /** Takes a lease, replacing a lost one; false if the lock stayed taken until {@code deadline}. */
+    private ConcurrentModificationException brokenHold(String when) {
+        return new ConcurrentModificationException("The lease of lock " + key() + " ran out or was lost " + when
+                + ": another holder may have had the lock since; unlock it fully, then lock it again");
+    }
+
+    /** Takes a lease for a first hold; false if the lock stayed taken until {@code deadline}. */
     private boolean take(long deadline, Duration ttl) throws InterruptedException {
         Duration wait = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
         Optional<Lease> granted = lock.tryAcquire(wait, ttl);
@@ -192,7 +217,7 @@ public final class FencedDistributedLock implements DistributedLock {
                     + Thread.currentThread().getName() + ": only its owner may renew it");
         }
         if (!restart(ttl)) {
-            throw new ConcurrentModificationException("The lease of lock " + key() + " ran out or was lost");
+            throw brokenHold("before this renewal");
         }
     }
 

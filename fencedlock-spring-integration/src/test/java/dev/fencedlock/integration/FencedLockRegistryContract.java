@@ -45,6 +45,14 @@ abstract class FencedLockRegistryContract {
         }
     }
 
+    /** Takes {@code lock} on this thread with a 500 ms TTL and returns its lease once that ran out. */
+    private static Lease holdUntilItRunsOut(FencedDistributedLock lock) throws InterruptedException {
+        assertThat(lock.tryLock(Duration.ZERO, Duration.ofMillis(500))).isTrue();
+        Lease lease = lock.lease().orElseThrow();
+        Await.until("the first hold's TTL passed", AWAIT, () -> !lease.isValid());
+        return lease;
+    }
+
     @Test
     void reentrantForTheOwnerAndRefusedToOtherThreadsAndInstances(TestInfo test) throws Exception {
         String key = key(test);
@@ -87,9 +95,7 @@ abstract class FencedLockRegistryContract {
                 LockClient two = newClient()) {
             FencedDistributedLock stale = new FencedLockRegistry(one, TTL).obtain(key);
             FencedDistributedLock next = new FencedLockRegistry(two, TTL).obtain(key);
-            assertThat(stale.tryLock(Duration.ZERO, Duration.ofMillis(500))).isTrue();
-            Lease old = stale.lease().orElseThrow();
-            Await.until("the first hold's TTL passed", AWAIT, () -> !old.isValid());
+            Lease old = holdUntilItRunsOut(stale);
             CompletableFuture<Long> taken = new CompletableFuture<>();
             ExecutorService thread = Executors.newSingleThreadExecutor();
             try {
@@ -107,6 +113,48 @@ abstract class FencedLockRegistryContract {
             } finally {
                 thread.shutdownNow();
             }
+        }
+    }
+
+    /**
+     * A leader's lease lapses, another instance holds the lock and lets it go, then the old holder's
+     * heartbeat re-enters: the re-entry fails instead of taking a new lease under the old hold, and
+     * the last unlock reports the broken hold.
+     */
+    @Test
+    void aReentryAfterTheTtlFailsAndTheLastUnlockThrows(TestInfo test) throws Exception {
+        String key = key(test);
+        try (LockClient one = newClient()) {
+            FencedLockRegistry registry = new FencedLockRegistry(one, TTL);
+            FencedDistributedLock stale = registry.obtain(key);
+            Lease old = holdUntilItRunsOut(stale);
+            long between = onOtherThread(() -> {
+                try (LockClient two = newClient()) {
+                    FencedDistributedLock other = new FencedLockRegistry(two, TTL).obtain(key);
+                    assertThat(other.tryLock(AWAIT, TTL)).isTrue();
+                    long token = other.lease().orElseThrow().token();
+                    other.unlock();
+                    return token;
+                }
+            });
+            assertThat(between).isGreaterThan(old.token());
+
+            assertThatThrownBy(stale::tryLock)
+                    .as("re-entry into the broken hold")
+                    .isInstanceOf(ConcurrentModificationException.class);
+            assertThatThrownBy(() -> stale.tryLock(Duration.ofMillis(200), TTL))
+                    .isInstanceOf(ConcurrentModificationException.class);
+            assertThatThrownBy(stale::lock).isInstanceOf(ConcurrentModificationException.class);
+            assertThatThrownBy(() -> registry.renewLock(key)).isInstanceOf(ConcurrentModificationException.class);
+            assertThat(stale.lease()).as("no new lease under the old hold").containsSame(old);
+            assertThatThrownBy(stale::unlock).isInstanceOf(ConcurrentModificationException.class);
+            assertThatThrownBy(stale::unlock)
+                    .as("the hold is gone after the throwing unlock")
+                    .isInstanceOf(IllegalStateException.class);
+
+            assertThat(stale.tryLock(AWAIT, TTL)).as("taken afresh").isTrue();
+            assertThat(stale.lease().orElseThrow().token()).isGreaterThan(between);
+            stale.unlock();
         }
     }
 

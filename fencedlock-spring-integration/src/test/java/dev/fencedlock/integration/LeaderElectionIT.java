@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -63,6 +64,13 @@ class LeaderElectionIT {
             super(id, role);
             this.registry = registry;
             this.all = all;
+        }
+
+        final AtomicInteger revocations = new AtomicInteger();
+
+        @Override
+        public void onRevoked(Context context) {
+            revocations.incrementAndGet();
         }
 
         @Override
@@ -131,9 +139,63 @@ class LeaderElectionIT {
         }
     }
 
+    /**
+     * A leader whose lease lapses between heartbeats, while another instance leads and steps down:
+     * its next heartbeat does not carry on as if it had led throughout (a new lease under the old
+     * hold), it is revoked, and it leads again only in a new term with a larger epoch.
+     */
+    @Test
+    void aLeaderWhoseLeaseLapsedIsRevokedAtItsNextHeartbeatEvenIfTheLockIsFreeAgain() throws Exception {
+        String role = "lapsed:" + System.nanoTime();
+        List<Recorder> candidates = new CopyOnWriteArrayList<>();
+        try (LockClient a = BACKEND.newClient();
+                LockClient b = BACKEND.newClient()) {
+            // a's lease (300 ms) lapses long before its next heartbeat (3 s)
+            Recorder first = new Recorder("a", role, new FencedLockRegistry(a, Duration.ofMillis(300)), candidates);
+            Recorder second = new Recorder("b", role, new FencedLockRegistry(b, TTL), candidates);
+            candidates.add(first);
+            candidates.add(second);
+            LockRegistryLeaderInitiator lapsing = started(first, 3000);
+            LockRegistryLeaderInitiator other = null;
+            try {
+                Await.until(
+                        "a leads",
+                        Duration.ofSeconds(20),
+                        () -> lapsing.getContext().isLeader());
+                other = started(second, 200);
+                LockRegistryLeaderInitiator interim = other;
+                Await.until(
+                        "b leads once a's lease lapsed",
+                        Duration.ofSeconds(20),
+                        () -> interim.getContext().isLeader());
+                interim.destroy();
+                Await.until(
+                        "b stepped down",
+                        Duration.ofSeconds(20),
+                        () -> !interim.getContext().isLeader());
+                Await.until("a's second term", Duration.ofSeconds(20), () -> first.terms.size() >= 2);
+                assertThat(first.revocations.get())
+                        .as("a revoked at the heartbeat that found its lease lapsed")
+                        .isPositive();
+                assertThat(first.terms.get(1)[0])
+                        .as("a's second epoch after b's")
+                        .isGreaterThan(second.terms.get(0)[0]);
+            } finally {
+                lapsing.destroy();
+                if (other != null) {
+                    other.destroy();
+                }
+            }
+        }
+    }
+
     private static LockRegistryLeaderInitiator started(Recorder candidate) {
+        return started(candidate, 200);
+    }
+
+    private static LockRegistryLeaderInitiator started(Recorder candidate, long heartBeatMillis) {
         LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(candidate.registry, candidate);
-        initiator.setHeartBeatMillis(200);
+        initiator.setHeartBeatMillis(heartBeatMillis);
         initiator.setBusyWaitMillis(50);
         initiator.start();
         return initiator;

@@ -49,8 +49,9 @@ import java.util.Optional;
  * by the row lock. This holds for data that every writer changes only inside such transactions of
  * the same lock name.
  *
- * <p>The first statement also marks the transaction as fenced (PostgreSQL and H2), which the
- * triggers of {@link FencedTables#protect protected tables} require of every write, and, given a
+ * <p>The first statement also marks the transaction as fenced (PostgreSQL, H2, MariaDB/MySQL; on
+ * MariaDB the mark is a session variable that {@link #afterCompletion} clears), which the triggers
+ * of {@link FencedTables#protect protected tables} require of every write, and, given a
  * bound ({@link #enter(Connection, Lease)}), limits how long the transaction waits for the row and
  * (PostgreSQL, MariaDB) how long it may then sit idle, so that a holder stalled inside its
  * transaction cannot keep the row beyond its lease (see "Bounded waits" below). Before the first
@@ -280,9 +281,11 @@ public final class FenceGuard {
 
     /**
      * After the transaction that {@link #enter} began has committed or rolled back: gives the
-     * session back what {@link #limitIdle} changed for that transaction's sake and the database
-     * cannot scope to it (MariaDB's {@code idle_transaction_timeout}), so that later work on the same
-     * pooled connection is not bounded by a lease it does not run under. One statement on MariaDB;
+     * session back what {@link #enter} and {@link #limitIdle} changed for that transaction's sake and
+     * the database cannot scope to it (MariaDB/MySQL: the guard's mark, which protected tables'
+     * triggers read, and MariaDB's {@code idle_transaction_timeout}), so that later work on the same
+     * pooled connection neither carries the mark nor is bounded by a lease it does not run under.
+     * One statement on MariaDB/MySQL;
      * nothing on PostgreSQL and H2, whose changes end with the transaction, and nothing on a closed
      * connection (a server that ended the transaction for idling closed it). Idempotent; safe to
      * call when {@code limitIdle} was not called or failed (the statement then changes nothing).

@@ -1,8 +1,7 @@
 package dev.fencedlock.jdbc;
 
 import dev.fencedlock.jdbc.internal.Database;
-import dev.fencedlock.jdbc.internal.H2Protection;
-import dev.fencedlock.jdbc.internal.PostgresProtection;
+import dev.fencedlock.jdbc.internal.GuardStatements;
 import dev.fencedlock.jdbc.internal.TableNames;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -24,29 +23,41 @@ import javax.sql.DataSource;
  *
  * <ul>
  *   <li>PostgreSQL: the {@link FenceGuard guard}'s first statement sets the transaction-local
- *       setting {@code fencedlock.fenced} (in its {@code RETURNING}, so only when it entered; no
- *       extra round trip); a statement-level trigger {@code fencedlock_fence_required} on the
- *       table refuses the statement when the setting is empty. Setting and trigger end with the
- *       transaction. Installed by the migration at {@code classpath:db/fencedlock/postgresql}
- *       ({@code CALL fencedlock_protect('inventory')}) or by {@link #protect}.
+ *       setting {@code fencedlock.fenced} to the transaction's id ({@code txid_current()}),
+ *       token and lock name (in its {@code RETURNING}, so only when it entered; no extra round
+ *       trip); a statement-level trigger {@code fencedlock_fence_required} on the table refuses the
+ *       statement unless the setting names the current transaction, so a mark set for the
+ *       session, on the URL or for a role is worth nothing. {@link #protect} covers the table's
+ *       partitions and inheritance children too, adds a row-level trigger that PostgreSQL copies to
+ *       partitions attached later, and enables a trigger that was disabled or made replica-only;
+ *       it refuses a partition or child whose parent is unprotected. Installed by the migrations at
+ *       {@code classpath:db/fencedlock/postgresql} ({@code CALL fencedlock_protect('inventory')})
+ *       or by {@link #protect}.
  *   <li>H2: the guard sets the session variable {@code @FENCEDLOCK_FENCED} to the transaction's
- *       number ({@code TRANSACTION_ID()}), which no other transaction has, once its first statement
- *       raised the row: on the session directly where the database is embedded in this JVM, in that
- *       statement for a client of an H2 server; a Java trigger
- *       ({@code FENCEDLOCK_<TABLE>}) compares them before each write statement. The trigger class
- *       is in this module: the JVM that runs the database (the application's own for an embedded
- *       database, the server's otherwise) needs it on its class path. H2 runs no trigger on
- *       TRUNCATE.
- *   <li>MariaDB/MySQL and others: not supported. MariaDB has neither transaction-local variables
- *       nor a transaction id a trigger could read without the PROCESS privilege, so a mark the
- *       guard leaves would outlive its transaction on a pooled connection; fencing-jpa's and the
- *       starter's client-side checks are what refuses unfenced writes there. {@link #protect} then
- *       fails rather than pretend.
+ *       number, token, fence table and lock name once its first statement raised the row: on the
+ *       session directly where the database is embedded in this JVM, in that statement for a
+ *       client of an H2 server; a Java trigger ({@code FENCEDLOCK_<TABLE>}) accepts a write
+ *       statement only if the mark names the current transaction and the fence row it names is
+ *       locked by this transaction, so a guard undone by {@code ROLLBACK TO SAVEPOINT} or a mark
+ *       replayed into a new session is worth nothing. The trigger class is in this module: the
+ *       JVM that runs the database (the application's own for an embedded database, the
+ *       server's otherwise) needs it on its class path. H2 runs no trigger on TRUNCATE.
+ *   <li>MariaDB/MySQL: the guard sets the user variable {@code @fencedlock_fenced} to its token and
+ *       lock name in its first statement; a row trigger on each event calls a procedure (with its
+ *       definer's privileges) that takes that fence row {@code FOR UPDATE} and refuses the write
+ *       unless the row holds exactly that token: a stale holder is refused, and whatever is let
+ *       through is ordered by the fence row. The variable outlives the transaction unless {@link
+ *       FenceGuard#afterCompletion} clears it ({@link JdbcFencing} does); see {@code
+ *       MariaDbFence} and docs/fencing.md for exactly what that leaves. MariaDB runs no trigger
+ *       on TRUNCATE or on foreign-key cascades.
+ *   <li>Other databases: not supported; {@link #protect} fails rather than pretend.
  * </ul>
  *
  * <p>A deliberate write outside the fence (an operator's fix-up) is {@link #unfenced} from Java; in
- * SQL, {@code SET LOCAL fencedlock.unfenced = '<reason>'} first in the transaction on PostgreSQL,
- * {@code SET @FENCEDLOCK_UNFENCED = '<reason>'} for the session on H2 (set it back to NULL after).
+ * SQL, {@code SELECT fencedlock_unfenced('<reason>')} first in the transaction on PostgreSQL (a
+ * {@code fencedlock.unfenced} set any other way names no transaction and is ignored),
+ * {@code SET @FENCEDLOCK_UNFENCED = '<reason>'} for the session on H2 and {@code SET
+ * @fencedlock_unfenced = '<reason>'} for the session on MariaDB/MySQL (set it back to NULL after).
  *
  * <p>Stateless and thread-safe.
  */
@@ -65,8 +76,8 @@ public final class FencedTables {
      *     {@code $}), as the database resolves unquoted names
      * @throws IllegalArgumentException if an argument is null, no table is given or a name is not
      *     a plain table name; nothing was changed
-     * @throws SQLFeatureNotSupportedException on MariaDB/MySQL and other databases, which have no
-     *     such mechanism (see the class documentation)
+     * @throws SQLFeatureNotSupportedException on databases other than PostgreSQL, H2 and
+     *     MariaDB/MySQL
      * @throws SQLException if a table does not exist or the database refused the DDL; nothing was
      *     changed
      */
@@ -96,14 +107,9 @@ public final class FencedTables {
         }
         requireTables(tables);
         inTransaction(connection, c -> {
-            Database database = Database.of(connection);
-            requireSupported(database, connection);
+            GuardStatements fence = fence(Database.of(connection));
             for (String table : tables) {
-                if (database == Database.POSTGRESQL) {
-                    PostgresProtection.protect(connection, table);
-                } else {
-                    H2Protection.protect(connection, table);
-                }
+                fence.protect(connection, table);
             }
             return null;
         });
@@ -111,7 +117,10 @@ public final class FencedTables {
 
     /**
      * The tables among {@code tables} that are not protected, in the order given; empty when all
-     * are. A table that does not exist is not protected.
+     * are. A table that does not exist is not protected. On PostgreSQL a table is protected when it,
+     * its ancestors and its descendants (partitions, inheritance children) each have the fence's
+     * trigger, enabled (not disabled, not replica-only), from the current migration; a
+     * partitioned table also needs the row-level trigger copied to partitions added later.
      *
      * @throws IllegalArgumentException if an argument is null or a name is not a plain table name
      * @throws SQLFeatureNotSupportedException on databases without protected tables
@@ -120,24 +129,19 @@ public final class FencedTables {
         Objects.requireNonNull(connection, "connection");
         Objects.requireNonNull(tables, "tables");
         tables.forEach(TableNames::requireValid);
-        Database database = Database.of(connection);
-        requireSupported(database, connection);
+        GuardStatements fence = fence(Database.of(connection));
         List<String> missing = new ArrayList<>();
         for (String table : tables) {
-            boolean isProtected = database == Database.POSTGRESQL
-                    ? PostgresProtection.isProtected(connection, table)
-                    : H2Protection.isProtected(connection, table);
-            if (!isProtected) {
+            if (!fence.isProtected(connection, table)) {
                 missing.add(table);
             }
         }
         return missing;
     }
 
-    /** Whether the database of {@code connection} can protect tables (PostgreSQL and H2). */
+    /** Whether the database of {@code connection} can protect tables (PostgreSQL, H2, MariaDB/MySQL). */
     public static boolean isSupported(Connection connection) throws SQLException {
-        Database database = Database.of(connection);
-        return database == Database.POSTGRESQL || database == Database.H2;
+        return Database.of(connection) != Database.OTHER;
     }
 
     /**
@@ -145,7 +149,7 @@ public final class FencedTables {
      * operator's deliberate fix-up. {@code reason} is kept where the database can show it
      * (PostgreSQL: the transaction's {@code fencedlock.unfenced} setting). The connection must have
      * autocommit on; it is committed after the work, rolled back on any failure, and left with
-     * autocommit on and (H2) the session's bypass cleared.
+     * autocommit on and (H2, MariaDB/MySQL) the session's bypass cleared.
      *
      * @throws IllegalArgumentException if an argument is null, {@code reason} is blank or the
      *     connection has autocommit off
@@ -162,26 +166,19 @@ public final class FencedTables {
             throw new IllegalArgumentException(
                     "connection must have autocommit on: the bypass must cover a " + "transaction of its own");
         }
-        Database database = Database.of(connection);
-        requireSupported(database, connection);
-        String allow = database == Database.POSTGRESQL
-                ? "select set_config('fencedlock.unfenced', ?, true)"
-                : "set @FENCEDLOCK_UNFENCED = ?";
+        GuardStatements fence = fence(Database.of(connection));
         try {
             return inTransaction(connection, c -> {
-                try (var statement = c.prepareStatement(allow)) {
-                    statement.setString(1, reason);
-                    statement.execute();
-                }
+                fence.allowUnfenced(c, reason);
                 return work.run(c);
             });
         } finally {
-            if (database == Database.H2) {
-                try (var statement = connection.createStatement()) {
-                    statement.execute("set @FENCEDLOCK_UNFENCED = null");
-                }
-            }
+            fence.clearUnfenced(connection);
         }
+    }
+
+    private static GuardStatements fence(Database database) {
+        return GuardStatements.of(database, FenceGuard.DEFAULT_TABLE);
     }
 
     private static void requireTables(String... tables) {
@@ -191,16 +188,6 @@ public final class FencedTables {
         for (String table : tables) {
             TableNames.requireValid(table);
         }
-    }
-
-    private static void requireSupported(Database database, Connection connection) throws SQLException {
-        if (database == Database.POSTGRESQL || database == Database.H2) {
-            return;
-        }
-        throw new SQLFeatureNotSupportedException("Protected tables need PostgreSQL or H2; "
-                + connection.getMetaData().getDatabaseProductName() + " has no transaction-local mark a trigger could "
-                + "check (MariaDB/MySQL: a user variable outlives its transaction on a pooled connection). There, "
-                + "fencing-jpa and the Spring starter refuse unfenced writes in the client; see docs/fencing.md");
     }
 
     private static <T> T inTransaction(Connection connection, SqlWork<T> work) throws SQLException {

@@ -30,10 +30,13 @@ import javax.sql.DataSource;
  *       waiting acquisition; pauses start at 10 ms and double up to it (PostgreSQL wakes waiters
  *       on release with {@code NOTIFY}, and others of this JVM are woken by releases here)</td>
  *       <td>250ms</td></tr>
- *   <tr><td>{@code fencedlock.jdbc.operation-timeout}</td><td>how long one statement may wait for
- *       the database's reply before it counts as a failure (the connection's network timeout;
- *       with a URL also the driver's connect and socket timeouts on PostgreSQL and MariaDB; a
- *       pool handed in bounds the wait for a connection with its own timeout)</td><td>5s</td></tr>
+ *   <tr><td>{@code fencedlock.jdbc.operation-timeout}</td><td>the per-attempt timeout: the
+ *       longest one attempt to acquire (or one extension, or one release) may take, from borrowing
+ *       the connection to the last reply. It bounds the wait for a connection, each statement's
+ *       network timeout (set per statement from what is left) and each statement's run time on the
+ *       server ({@code statement_timeout} on PostgreSQL, {@code max_statement_time} on MariaDB), so
+ *       that a statement the client gave up on does not change the lock row later. An acquisition
+ *       returns or throws within its wait plus this timeout</td><td>2s</td></tr>
  * </table>
  */
 public final class JdbcLockSettings {
@@ -49,6 +52,9 @@ public final class JdbcLockSettings {
 
     /** Where the Flyway migration creating {@value #DEFAULT_TABLE} lives. */
     public static final String MIGRATION_LOCATION = "classpath:db/fencedlock/lock/migration";
+
+    /** The default per-attempt timeout ({@value #OPERATION_TIMEOUT}). */
+    public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(2);
 
     /** Every key of the backend. */
     public static final Set<String> KEYS = Set.of(URL, USER, PASSWORD, TABLE, POLL_INTERVAL, OPERATION_TIMEOUT);
@@ -125,7 +131,7 @@ public final class JdbcLockSettings {
         return pollInterval;
     }
 
-    /** How long one statement may wait for a reply. Default 5s. */
+    /** How long one attempt, extension or release may take, all statements included. Default 2s. */
     public Duration operationTimeout() {
         return operationTimeout;
     }
@@ -156,7 +162,7 @@ public final class JdbcLockSettings {
         private String password;
         private String table = DEFAULT_TABLE;
         private Duration pollInterval = Duration.ofMillis(250);
-        private Duration operationTimeout = Duration.ofSeconds(5);
+        private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
 
         private Builder() {}
 
@@ -205,13 +211,17 @@ public final class JdbcLockSettings {
             return this;
         }
 
-        /** Default 5s. Between 1ms and about 24 days (an int of milliseconds). */
+        /**
+         * Default 2s. Between 10ms and about 24 days (an int of milliseconds), in whole
+         * milliseconds: one attempt borrows a connection and runs two statements in it.
+         */
         public Builder operationTimeout(Duration operationTimeout) {
             positive(OPERATION_TIMEOUT, operationTimeout);
             if (operationTimeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0
-                    || operationTimeout.toMillis() < 1) {
-                throw new IllegalArgumentException(OPERATION_TIMEOUT + " must be between 1ms and " + Integer.MAX_VALUE
-                        + "ms, got " + operationTimeout);
+                    || operationTimeout.toMillis() < 10
+                    || operationTimeout.toNanos() % 1_000_000 != 0) {
+                throw new IllegalArgumentException(OPERATION_TIMEOUT + " must be whole milliseconds between 10ms and "
+                        + Integer.MAX_VALUE + "ms, got " + operationTimeout);
             }
             this.operationTimeout = operationTimeout;
             return this;

@@ -36,6 +36,14 @@ import java.util.Set;
  *       grant has left by the database's clock, a pause growing from 10 ms to the poll interval,
  *       and the wait left. A release by a client of this JVM, or a {@code NOTIFY} on PostgreSQL
  *       (received by one listening connection per client), ends the pause early.
+ *   <li>Time bounds: each attempt (and each extension or release) runs within the per-attempt
+ *       timeout {@code fencedlock.jdbc.operation-timeout} (default 2 s): the borrow of a connection,
+ *       each statement's network timeout (what is left of it) and each statement's run time on the
+ *       server. Attempts start only while the wait lasts, so an acquisition returns or throws within
+ *       its wait plus that timeout. No statement waits for a row or table another transaction holds
+ *       locked: the attempt counts the lock as taken, and nothing it sent can grant the lock later.
+ *   <li>An attempt that sent its statement and got no answer (the reply lost or late) ends the
+ *       attempt's server session and clears the grant in the background, in case it landed.
  * </ol>
  *
  * <p>Assumptions: the database's clock does not jump forward while leases are held (a jump

@@ -32,13 +32,13 @@ class JdbcLockSettingsTest {
                 JdbcLockSettings.POLL_INTERVAL,
                 "100ms",
                 JdbcLockSettings.OPERATION_TIMEOUT,
-                "2s",
+                "1500ms",
                 "spring.datasource.url",
                 "jdbc:h2:mem:x"));
         assertThat(settings.url()).contains("jdbc:postgresql://db:5432/app?password=secret");
         assertThat(settings.table()).isEqualTo("locks.fencedlock_lock");
         assertThat(settings.pollInterval()).isEqualTo(Duration.ofMillis(100));
-        assertThat(settings.operationTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(settings.operationTimeout()).isEqualTo(Duration.ofMillis(1500));
         assertThat(settings.toString()).doesNotContain("secret").contains("jdbc:postgresql://db:5432/app");
     }
 
@@ -47,7 +47,10 @@ class JdbcLockSettingsTest {
         JdbcLockSettings settings = read(Map.of("fencedlock.backend", "jdbc", JdbcLockSettings.URL, "jdbc:h2:mem:x"));
         assertThat(settings.table()).isEqualTo(JdbcLockSettings.DEFAULT_TABLE);
         assertThat(settings.pollInterval()).isEqualTo(Duration.ofMillis(250));
-        assertThat(settings.operationTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(settings.operationTimeout())
+                .as("the per-attempt timeout, the most an acquisition may run past its wait")
+                .isEqualTo(Duration.ofSeconds(2))
+                .isEqualTo(JdbcLockSettings.DEFAULT_OPERATION_TIMEOUT);
     }
 
     @Test
@@ -81,6 +84,13 @@ class JdbcLockSettingsTest {
                 .hasMessageContaining(JdbcLockSettings.OPERATION_TIMEOUT)
                 .hasMessageContaining("soon");
         assertThatThrownBy(() -> LockConfig.builder().set(JdbcLockSettings.OPERATION_TIMEOUT, "30d"))
+                .hasMessageContaining(JdbcLockSettings.OPERATION_TIMEOUT);
+        assertThatThrownBy(() -> JdbcLockSettings.builder().operationTimeout(Duration.ofMillis(5)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(JdbcLockSettings.OPERATION_TIMEOUT)
+                .hasMessageContaining("PT0.005S");
+        assertThatThrownBy(() -> JdbcLockSettings.builder().operationTimeout(Duration.ofNanos(1_500_000_000L + 1)))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(JdbcLockSettings.OPERATION_TIMEOUT);
         assertThatThrownBy(() -> LockConfig.builder().set(JdbcLockSettings.USER, " "))
                 .hasMessageContaining(JdbcLockSettings.USER);

@@ -10,6 +10,7 @@ import dev.fencedlock.internal.config.DurationFormat;
 import dev.fencedlock.spi.MonotonicClock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,8 +21,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>With a fallback, an acquisition that asks the primary makes one zero-wait attempt first: a
  * primary that cannot answer says so at once (instead of after the whole wait, as Redlock does
- * while it keeps retrying), and the fallback gets the rest of the wait. A primary that answers
- * "taken" gets the rest of the wait itself. Thread-safe.
+ * while it keeps retrying), or is given up when the attempt has not returned after what is left of
+ * the wait (at least {@link Failover#PRIMARY_ATTEMPT_FLOOR}); a lease it grants after that is
+ * released. A primary that answers "taken" gets the rest of the wait itself. When the primary
+ * cannot answer, the {@link Failover} decides: the fallback gets the rest of the wait, or the
+ * acquisition waits within its wait for the fallback's takeover instant, or it throws {@link
+ * LockUnavailableException} saying when the fallback takes over. So every acquisition returns or
+ * throws within its wait plus one per-attempt timeout (the backend's own, or the floor).
+ * Thread-safe.
  */
 final class ClientLock implements FencedLock {
     private static final Logger log = LoggerFactory.getLogger(ClientLock.class);
@@ -108,30 +115,99 @@ final class ClientLock implements FencedLock {
         }
     }
 
+    /**
+     * The acquisition of a client with a fallback: asks the backend {@link Failover#route} names
+     * until one answers, waits for a takeover or switch-back instant that falls within the wait,
+     * and throws {@link Failover#notYet} for one that does not.
+     */
     private Optional<Lease> withFallback(Duration wait, Mode mode, long start, String[] asked)
             throws InterruptedException {
         if (wait == null || wait.isNegative()) {
             throw new IllegalArgumentException(
                     "wait must be zero or positive, got " + (wait == null ? "null" : DurationFormat.format(wait)));
         }
-        if (failover.usePrimary(name)) {
-            try {
-                if (wait.isZero()) {
-                    return mode.call(primary, Duration.ZERO);
+        long deadline = start + Math.min(wait.toNanos(), DurationFormat.MAX.toNanos());
+        LockUnavailableException primaryFailure = null;
+        while (true) {
+            Failover.Route route = failover.route(name);
+            if (route.toPrimary()) {
+                asked[0] = primaryName;
+                if (primaryFailure != null && clock.nanoTime() - deadline >= 0) {
+                    throw primaryFailure;
                 }
-                Optional<Lease> lease = mode.once(primary);
-                return lease.isPresent() ? lease : mode.call(primary, remaining(wait, start));
-            } catch (LockUnavailableException e) {
-                failover.primaryFailed(name, e);
+                try {
+                    return askPrimary(mode, wait.isZero(), deadline, primaryFailure == null);
+                } catch (LockUnavailableException e) {
+                    primaryFailure = e;
+                    failover.primaryFailed(name, e);
+                }
+            } else if (route.toFallback()) {
+                asked[0] = failover.fallback().name();
+                if (mode.leaseTime() != null) {
+                    failover.noteFixedLease(false, mode.leaseTime());
+                }
+                Optional<Lease> lease = mode.call(fallback, remaining(deadline));
+                if (lease.isEmpty() || failover.fallbackMayGrant()) {
+                    return lease;
+                }
+                lease.get().close(); // granted as the client turned back to the primary: never handed out
+            } else if (route.untilNanos() - deadline > 0) {
+                throw failover.notYet(name, route, wait);
+            } else {
+                failover.awaitChange(route.phase(), route.untilNanos());
             }
         }
-        asked[0] = failover.fallback().name();
-        return mode.call(fallback, remaining(wait, start));
     }
 
-    private Duration remaining(Duration wait, long start) {
-        Duration left = wait.minusNanos(clock.nanoTime() - start);
-        return left.isNegative() ? Duration.ZERO : left;
+    /**
+     * Asks the primary: one zero-wait attempt, then, if the lock was taken, the rest of the wait.
+     * Each runs on another thread ({@link BoundedAttempt}) and is given up, as "cannot answer",
+     * when it has not returned in time: the first after what is left of the wait (at least {@link
+     * Failover#PRIMARY_ATTEMPT_FLOOR} on the first ask of an acquisition, so that a healthy primary
+     * is not given up for a short wait), the rest of the wait after the deadline plus that floor.
+     */
+    private Optional<Lease> askPrimary(Mode mode, boolean zeroWait, long deadline, boolean firstAsk)
+            throws InterruptedException {
+        if (mode.leaseTime() != null) {
+            failover.noteFixedLease(true, mode.leaseTime());
+        }
+        long floor = Failover.PRIMARY_ATTEMPT_FLOOR.toNanos();
+        long attemptStart = clock.nanoTime();
+        long firstBound = firstAsk ? Math.max(deadline - attemptStart, floor) : deadline - attemptStart;
+        try {
+            Optional<Lease> lease = bounded(
+                    () -> zeroWait ? mode.call(primary, Duration.ZERO) : mode.once(primary), attemptStart, firstBound);
+            if (lease.isEmpty() && !zeroWait) {
+                long rest = deadline - clock.nanoTime() + floor;
+                lease = bounded(() -> mode.call(primary, remaining(deadline)), attemptStart, rest);
+            }
+            failover.primaryAnswered(attemptStart, lease.isPresent());
+            return lease;
+        } catch (LockTimeoutException e) {
+            failover.primaryAnswered(attemptStart, false);
+            throw e;
+        }
+    }
+
+    private Optional<Lease> bounded(BoundedAttempt.Acquisition acquisition, long attemptStart, long boundNanos)
+            throws InterruptedException {
+        try {
+            return BoundedAttempt.run(failover.attempts(), acquisition, boundNanos);
+        } catch (TimeoutException e) {
+            Duration waited = Duration.ofNanos(clock.nanoTime() - attemptStart);
+            throw new LockUnavailableException(
+                    name,
+                    "Lock '" + name + "' unavailable: backend " + primaryName + " gave no answer within "
+                            + DurationFormat.format(waited) + " (what was left of the wait, at least "
+                            + DurationFormat.format(Failover.PRIMARY_ATTEMPT_FLOOR) + "); the attempt was given up"
+                            + " and anything it grants later is released",
+                    null);
+        }
+    }
+
+    private Duration remaining(long deadline) {
+        long left = deadline - clock.nanoTime();
+        return left <= 0 ? Duration.ZERO : Duration.ofNanos(left);
     }
 
     private void report(String backend, AcquireOutcome outcome, Duration elapsed) {

@@ -74,10 +74,24 @@ public final class DefaultLockClient implements LockClient {
             return new DefaultLockClient(config, primary, null, listener);
         }
         try {
+            Failover.FallbackLeases fallbackLeases = new Failover.FallbackLeases(listener);
             Backend fallback = connect(
-                    fallbackFactory.backend(), config, listener, runtime -> fallbackFactory.create(config, runtime));
+                    fallbackFactory.backend(),
+                    config,
+                    fallbackLeases,
+                    runtime -> fallbackFactory.create(config, runtime));
             return new DefaultLockClient(
-                    config, primary, new Failover(primary, fallback, listener, Failover.PROBE_INTERVAL), listener);
+                    config,
+                    primary,
+                    new Failover(
+                            primary,
+                            fallback,
+                            fallbackLeases,
+                            listener,
+                            config,
+                            Failover.PROBE_INTERVAL,
+                            MonotonicClock.SYSTEM),
+                    listener);
         } catch (RuntimeException e) {
             primary.close();
             throw e;

@@ -35,7 +35,10 @@ import org.slf4j.LoggerFactory;
  *       once. A renewal never blocks a scheduler thread: it starts {@link #doExtendAsync} and
  *       handles the answer when it completes;
  *   <li>a watchdog marks the lease lost when its validity runs out (a fixed lease reaching its end,
- *       or renewals failing, or the hold-time cap reached);
+ *       or renewals failing, or the hold-time cap reached). It follows every move of validity: an
+ *       {@link #extend} to a shorter time moves the loss (and so the release on the backend and
+ *       {@code onLost}) to the new end, not the old one; on an auto-renewing lease it also brings
+ *       the next renewal within the new validity;
  *   <li>on loss the backend is first asked to release whatever this grant may still hold there,
  *       then every {@link LeaseLostListener} is told exactly once, on the runtime's notifier
  *       thread, so a listener may re-acquire the same lock and a slow listener delays no renewal;
@@ -51,6 +54,8 @@ import org.slf4j.LoggerFactory;
  */
 public abstract class AbstractLease implements Lease {
     private static final Logger log = LoggerFactory.getLogger(AbstractLease.class);
+    /** How long after the end of validity the watchdog looks, so that it finds the end passed. */
+    private static final long WATCHDOG_SLACK_NANOS = 500_000L;
 
     private enum State {
         HELD,
@@ -67,13 +72,17 @@ public abstract class AbstractLease implements Lease {
     private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
     private final Object calls = new Object();
     private final Object listenerGuard = new Object();
+    private final Object tasks = new Object();
     private final List<LeaseLostListener> listeners = new ArrayList<>(2);
 
     private volatile long validUntilNanos;
+    private volatile AbstractFencedLock grantedBy;
     private volatile ScheduledFuture<?> renewalTask;
     private volatile ScheduledFuture<?> watchdogTask;
+    private long watchdogDueNanos; // guarded by tasks
     private volatile boolean holdCapReached;
     private volatile RuntimeException lastRenewalFailure;
+    private volatile String renewalStopped; // why stopRenewal was called; null while renewal may run
     private boolean releasedOnBackend; // guarded by calls
     private CompletableFuture<?> lastCall = CompletableFuture.completedFuture(null); // guarded by calls
     private LeaseLostException loss; // guarded by listenerGuard
@@ -137,15 +146,20 @@ public abstract class AbstractLease implements Lease {
         return CompletableFuture.runAsync(this::doRelease, runtime.backendExecutor());
     }
 
-    /** Starts the watchdog and renewal; called once, by {@link AbstractFencedLock}, after the grant. */
-    final void activate() {
+    /**
+     * Starts the watchdog and renewal; called once, by {@link AbstractFencedLock}, after the grant.
+     *
+     * @param grantedBy the lock whose backend granted this lease, which knows its validity allowance
+     */
+    final void activate(AbstractFencedLock grantedBy) {
+        this.grantedBy = grantedBy;
         if (state.get() != State.HELD) {
             return;
         }
         runtime.register(this);
         scheduleWatchdog();
         if (autoRenew) {
-            renewalTask = schedule(this::renew, renewalPeriodNanos());
+            scheduleRenewal(renewalPeriodNanos());
         }
     }
 
@@ -186,13 +200,29 @@ public abstract class AbstractLease implements Lease {
         return state.get() == State.HELD && left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
     }
 
+    /**
+     * The lease time to {@link #extend} this lease to so that it stays valid for at least {@code
+     * validity} from the call, if the backend answers at once: {@code validity} plus the backend's
+     * {@linkplain AbstractFencedLock#validityAllowance validity allowance}.
+     */
+    @Override
+    public final Duration leaseTimeFor(Duration validity) {
+        AbstractFencedLock lock = grantedBy;
+        return lock == null ? validity : lock.leaseTimeFor(validity);
+    }
+
     @Override
     public final void extend(Duration newLeaseTime) {
         if (newLeaseTime == null || newLeaseTime.isZero() || newLeaseTime.isNegative()) {
             throw new IllegalArgumentException("leaseTime must be positive, got "
                     + (newLeaseTime == null ? "null" : DurationFormat.format(newLeaseTime)));
         }
+        AbstractFencedLock lock = grantedBy;
+        if (lock != null) {
+            lock.requireGrantable(newLeaseTime);
+        }
         requireHeld();
+        requireRenewable();
         CompletableFuture<Void> mine = new CompletableFuture<>();
         CompletableFuture<?> previous;
         synchronized (calls) {
@@ -214,7 +244,11 @@ public abstract class AbstractLease implements Lease {
             if (state.get() != State.HELD) {
                 throw lossOrClosed();
             }
-            validUntilNanos = start + validity.get().toNanos();
+            moveValidity(start + validity.get().toNanos());
+            if (autoRenew) {
+                // the next renewal comes before the new validity ends, however short it is
+                scheduleRenewal(Math.min(renewalPeriodNanos(), validity.get().toNanos() / 3));
+            }
         } finally {
             mine.complete(null);
         }
@@ -278,6 +312,46 @@ public abstract class AbstractLease implements Lease {
             cancelTasks();
         }
         releaseOnBackend();
+    }
+
+    /**
+     * Stops extending this lease for good: no further automatic renewal starts, and {@link
+     * #extend} throws {@link LeaseLostException} (naming {@code why}) without asking the backend.
+     * The lease keeps the validity it has, so it ends no later than one lease time after this call
+     * (a renewal already in flight may still complete, counted from before this call); when its
+     * validity runs out the watchdog marks it lost as usual ({@link LeaseLostException.Reason#EXPIRED},
+     * the detail naming {@code why}), releases it on the backend and tells its listeners once. A
+     * client calls this on the leases of a fallback backend when the primary answers again, so that
+     * they end within a bounded time. Idempotent (the first reason is kept); thread-safe; does
+     * nothing to a lease already lost or closed.
+     *
+     * @param why why renewal stopped, for the loss's message, e.g. {@code "the primary backend
+     *     redlock answers again"}
+     */
+    public final void stopRenewal(String why) {
+        Objects.requireNonNull(why, "why");
+        synchronized (calls) {
+            if (renewalStopped == null) {
+                renewalStopped = why;
+            }
+        }
+        ScheduledFuture<?> renewal = renewalTask;
+        if (renewal != null) {
+            renewal.cancel(false);
+        }
+    }
+
+    /** Whether {@link #stopRenewal} was called. */
+    public final boolean renewalStopped() {
+        return renewalStopped != null;
+    }
+
+    private void requireRenewable() {
+        String why = renewalStopped;
+        if (why != null) {
+            throw new LeaseLostException(
+                    lockName, token, Reason.EXPIRED, "renewal was stopped (" + why + "); the lease runs out", null);
+        }
     }
 
     /** Whether {@link #close()} was called while the lease was held. */
@@ -401,7 +475,7 @@ public abstract class AbstractLease implements Lease {
      */
     private void renew() {
         long now = runtime.clock().nanoTime();
-        if (state.get() != State.HELD) {
+        if (state.get() != State.HELD || renewalStopped != null) {
             return;
         }
         if (now - validUntilNanos >= 0) {
@@ -451,7 +525,7 @@ public abstract class AbstractLease implements Lease {
                     left / 1_000_000,
                     e.toString());
             if (left > 0) {
-                renewalTask = schedule(this::renew, retryDelayNanos(left));
+                scheduleRenewal(retryDelayNanos(left));
             }
             return;
         }
@@ -460,8 +534,8 @@ public abstract class AbstractLease implements Lease {
             return;
         }
         lastRenewalFailure = null;
-        validUntilNanos = startNanos + validity.get().toNanos();
-        renewalTask = schedule(this::renew, renewalPeriodNanos());
+        moveValidity(startNanos + validity.get().toNanos());
+        scheduleRenewal(renewalPeriodNanos());
         if (state.get() != State.HELD) {
             cancelTasks(); // closed or lost meanwhile: the task just scheduled must not run
         }
@@ -490,9 +564,39 @@ public abstract class AbstractLease implements Lease {
         return Math.max(1_000_000L, leaseTime.toNanos() / 3);
     }
 
+    /**
+     * Sets the end of validity. An end earlier than the watchdog's next check (an {@link #extend} to
+     * a shorter time, or a renewal back to the lease time after a longer extension) moves the check
+     * to it, so that the loss, its release on the backend and {@code onLost} come when validity ends.
+     */
+    private void moveValidity(long newValidUntilNanos) {
+        validUntilNanos = newValidUntilNanos;
+        boolean earlier;
+        synchronized (tasks) {
+            earlier = watchdogTask != null && watchdogDueNanos - (newValidUntilNanos + WATCHDOG_SLACK_NANOS) > 0;
+        }
+        if (earlier) {
+            scheduleWatchdog();
+        }
+    }
+
+    /** Schedules the next expiry check just after validity ends, replacing any pending one. */
     private void scheduleWatchdog() {
-        long delay = validUntilNanos - runtime.clock().nanoTime();
-        watchdogTask = schedule(this::checkExpiry, Math.max(0, delay) + 500_000L);
+        synchronized (tasks) {
+            cancel(watchdogTask);
+            long now = runtime.clock().nanoTime();
+            long delay = Math.max(0, validUntilNanos - now) + WATCHDOG_SLACK_NANOS;
+            watchdogDueNanos = now + delay;
+            watchdogTask = schedule(this::checkExpiry, delay);
+        }
+    }
+
+    /** Schedules the next renewal, replacing any pending one, so that one chain of renewals runs. */
+    private void scheduleRenewal(long delayNanos) {
+        synchronized (tasks) {
+            cancel(renewalTask);
+            renewalTask = schedule(this::renew, delayNanos);
+        }
     }
 
     private void checkExpiry() {
@@ -507,10 +611,13 @@ public abstract class AbstractLease implements Lease {
     }
 
     private Reason expiryKind() {
-        return autoRenew && !holdCapReached ? Reason.RENEWAL_FAILED : Reason.EXPIRED;
+        return autoRenew && !holdCapReached && renewalStopped == null ? Reason.RENEWAL_FAILED : Reason.EXPIRED;
     }
 
     private String expiryReason() {
+        if (renewalStopped != null) {
+            return "renewal was stopped (" + renewalStopped + "), so the lease ran out";
+        }
         if (holdCapReached) {
             return "the hold-time cap of "
                     + DurationFormat.format(runtime.maxHoldTime().orElseThrow())
@@ -530,13 +637,15 @@ public abstract class AbstractLease implements Lease {
     }
 
     private void cancelTasks() {
-        ScheduledFuture<?> renewal = renewalTask;
-        if (renewal != null) {
-            renewal.cancel(false);
+        synchronized (tasks) {
+            cancel(renewalTask);
+            cancel(watchdogTask);
         }
-        ScheduledFuture<?> watchdog = watchdogTask;
-        if (watchdog != null) {
-            watchdog.cancel(false);
+    }
+
+    private static void cancel(ScheduledFuture<?> task) {
+        if (task != null) {
+            task.cancel(false);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.fencedlock.spi;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * One call to acquire a lock, as handed to {@link AbstractFencedLock#doAcquire}. Confined to the
@@ -13,6 +14,7 @@ public final class LeaseRequest {
     private final long startNanos;
     private final long deadlineNanos;
     private String lastAttempt = "";
+    private String grantWithoutValidity;
 
     LeaseRequest(String lockName, Duration leaseTime, boolean autoRenew, long startNanos, Duration wait) {
         this.lockName = lockName;
@@ -70,5 +72,23 @@ public final class LeaseRequest {
     /** What {@link #recordAttempt} last recorded; empty if nothing was. */
     public String lastAttempt() {
         return lastAttempt;
+    }
+
+    /**
+     * Records that an attempt won the lock but its grant had no validity left by the time it could
+     * be handed out: the lease time went on the grant itself (a round trip, the drift allowance),
+     * so the backend let the grant go. If the request then ends without a lease, the acquisition
+     * fails with a {@link dev.fencedlock.LockException} saying so, instead of answering as if
+     * another holder had the lock: the lease time, not a holder, kept the lock from the caller.
+     *
+     * @param description how long the grant took, and of what lease time
+     */
+    public void recordGrantWithoutValidity(String description) {
+        this.grantWithoutValidity = description == null ? "" : description;
+    }
+
+    /** What {@link #recordGrantWithoutValidity} recorded for this request, if it was called. */
+    public Optional<String> grantWithoutValidity() {
+        return Optional.ofNullable(grantWithoutValidity);
     }
 }

@@ -7,6 +7,7 @@ import dev.fencedlock.BackendStatus;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.LockConfig.FallbackTakeover;
 import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.RecordingListener;
 import dev.fencedlock.internal.config.AcmeProviderFactory;
@@ -23,12 +24,63 @@ import org.junit.jupiter.api.Test;
 class FallbackTest {
     private static final Duration WAIT = Duration.ofSeconds(5);
 
+    /** The routing tests take over at once; the wait-out is {@link FailoverTest}'s and the tests below. */
     private static LockConfig acmeWithLocalFallback() {
+        return acmeWithLocalFallback(FallbackTakeover.IMMEDIATE, Duration.ofSeconds(30));
+    }
+
+    static LockConfig acmeWithLocalFallback(FallbackTakeover takeover, Duration leaseTime) {
         return LockConfig.builder()
                 .backend("acme")
                 .set(AcmeProviderFactory.URL, "acme://test")
                 .fallback("local")
+                .fallbackTakeover(takeover)
+                .leaseTime(leaseTime)
                 .build();
+    }
+
+    @Test
+    void byDefaultTheFallbackGrantsOnlyAfterThePrimarysLongestLeaseAndACallWhoseWaitEndsBeforeThrowsSayingWhen()
+            throws Exception {
+        Duration leaseTime = Duration.ofMillis(800);
+        String name = "wait-out-" + System.nanoTime();
+        try (LockClient client = LockClient.create(acmeWithLocalFallback(FallbackTakeover.WAIT_OUT, leaseTime))) {
+            Lease onPrimary = client.lock(name).acquire(WAIT, Duration.ofMillis(1200));
+            assertThat(onPrimary.backend()).isEqualTo("acme");
+            AcmeProviderFactory.down = true;
+            long failedAt = System.nanoTime();
+            assertThatThrownBy(() -> client.lock(name).tryAcquire(Duration.ZERO))
+                    .isInstanceOf(LockUnavailableException.class)
+                    .hasMessageContaining("backend acme cannot answer since")
+                    .hasMessageContaining("fallback local grants from")
+                    .hasMessageContaining("(1200ms)")
+                    .hasMessageContaining("fencedlock.fallback-takeover=immediate")
+                    .hasMessageContaining("only fenced effects are safe");
+            // the fixed 1.2 s lease asked of acme, longer than the lease time, is what is waited out
+            Lease onFallback = client.lock(name).acquire(WAIT);
+            long grantedAfter = System.nanoTime() - failedAt;
+            assertThat(onFallback.backend()).isEqualTo("local");
+            assertThat(Duration.ofNanos(grantedAfter)).isGreaterThanOrEqualTo(Duration.ofMillis(1200));
+            assertThat(onPrimary.isValid())
+                    .as("the primary's lease ran out before the fallback granted")
+                    .isFalse();
+            onFallback.close();
+            onPrimary.close();
+        }
+    }
+
+    @Test
+    void aCallWhoseWaitReachesTheTakeoverWaitsForItAndIsGrantedWithinItsWait() throws Exception {
+        Duration leaseTime = Duration.ofMillis(500);
+        try (LockClient client = LockClient.create(acmeWithLocalFallback(FallbackTakeover.WAIT_OUT, leaseTime))) {
+            AcmeProviderFactory.down = true;
+            long start = System.nanoTime();
+            Lease lease = client.lock("wait-in-" + System.nanoTime()).acquire(Duration.ofSeconds(3));
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(lease.backend()).isEqualTo("local");
+            assertThat(took).isBetween(leaseTime, Duration.ofSeconds(3).plus(Failover.PRIMARY_ATTEMPT_FLOOR));
+            lease.close();
+        }
     }
 
     @Test

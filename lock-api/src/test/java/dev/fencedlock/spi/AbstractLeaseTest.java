@@ -150,8 +150,8 @@ class AbstractLeaseTest {
     @Test
     void holdTimeCapStopsRenewalAndTheLeaseRunsOut() throws Exception {
         // a lease long enough that a busy machine's scheduling delays cannot expire it between renewals
-        LeaseRuntime rt = runtime(LockConfig.builder().maxHoldTime(Duration.ofMillis(1800)));
         Duration leaseTime = Duration.ofMillis(600);
+        LeaseRuntime rt = runtime(LockConfig.builder().leaseTime(leaseTime).maxHoldTime(Duration.ofMillis(1800)));
         long start = System.nanoTime();
         ScriptedLease lease = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> Optional.of(leaseTime)));
         CountDownLatch lost = new CountDownLatch(1);
@@ -164,6 +164,54 @@ class AbstractLeaseTest {
         long heldMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertThat(heldMillis).as("held for ms (cap 1800 ms)").isBetween(1_000L, 1_800L + 5_000L);
         assertThat(reason.toString()).contains("hold-time cap of 1800ms");
+    }
+
+    @Test
+    void anAutoRenewingLeaseExtendedToLessThanItsRenewalPeriodIsRenewedInTime() throws Exception {
+        LeaseRuntime rt = runtime(LockConfig.builder());
+        Duration leaseTime = Duration.ofSeconds(30); // first renewal due after 10 s
+        CountDownLatch renewed = new CountDownLatch(1);
+        ScriptedLease lease = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> Optional.of(leaseTime)));
+        AtomicInteger losses = new AtomicInteger();
+        lease.onLost((l, cause) -> losses.incrementAndGet());
+        lease.extension = () -> Optional.of(Duration.ofMillis(900));
+        lease.extend(Duration.ofMillis(900));
+        lease.extension = () -> {
+            renewed.countDown();
+            return Optional.of(leaseTime);
+        };
+        assertThat(renewed.await(5, TimeUnit.SECONDS))
+                .as("a renewal within the shortened validity, not 10 s later")
+                .isTrue();
+        assertThat(lease.isValid()).isTrue();
+        assertThat(losses.get()).isZero();
+        lease.close();
+    }
+
+    @Test
+    void aRenewalThatShortensValidityMovesTheWatchdogBack() throws Exception {
+        LeaseRuntime rt = runtime(LockConfig.builder());
+        Duration leaseTime = Duration.ofMillis(600);
+        CountDownLatch longRenewals = new CountDownLatch(4);
+        // renewals every 200 ms that grant 60 s: the watchdog, due at 600 ms, looks again at 60 s
+        ScriptedLease lease = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> {
+            longRenewals.countDown();
+            return Optional.of(Duration.ofSeconds(60));
+        }));
+        CountDownLatch lost = new CountDownLatch(1);
+        lease.onLost((l, cause) -> lost.countDown());
+        assertThat(longRenewals.await(20, TimeUnit.SECONDS)).isTrue();
+        AtomicInteger renewals = new AtomicInteger();
+        lease.extension = () -> {
+            if (renewals.getAndIncrement() == 0) {
+                return Optional.of(leaseTime);
+            }
+            throw unavailable();
+        };
+        assertThat(lost.await(20, TimeUnit.SECONDS))
+                .as("lost when the 600 ms granted by the last renewal ran out, not 60 s after the one before")
+                .isTrue();
+        assertThat(lease.isValid()).isFalse();
     }
 
     @Test

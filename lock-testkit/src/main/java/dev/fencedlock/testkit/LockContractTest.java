@@ -8,6 +8,7 @@ import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.LockException;
 import dev.fencedlock.LockTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -299,6 +300,54 @@ public abstract class LockContractTest {
         }
     }
 
+    /**
+     * A fixed lease cut short by {@code extend} ends at the new time: invalid then, {@code onLost}
+     * told once then (not at the old end), and the backend frees the lock for the next holder then.
+     */
+    @Test
+    void extendToAShorterTimeMovesTheLossAndFreesTheLockThen() throws Exception {
+        LockClient client = newClient(Duration.ofSeconds(5));
+        LockClient other = newClient(Duration.ofSeconds(5));
+        String name = uniqueName();
+        Duration shorter = shortLease();
+        Duration original = shorter.plus(Duration.ofSeconds(10));
+        // what a loaded machine may add; below the 10 s to the old end, and below the time a backend
+        // re-checks its grant on its own (ZooKeeper: 5/12 of the session timeout, about 4 s here)
+        Duration margin = Duration.ofMillis(2500);
+        Lease lease = client.lock(name).acquire(Duration.ofSeconds(10), original);
+        AtomicInteger reports = new AtomicInteger();
+        CountDownLatch lost = new CountDownLatch(1);
+        long[] lostAt = new long[1];
+        lease.onLost((l, cause) -> {
+            lostAt[0] = System.nanoTime();
+            reports.incrementAndGet();
+            lost.countDown();
+        });
+        long extendedAt = System.nanoTime();
+        lease.extend(shorter);
+        Optional<Lease> next = other.lock(name).tryAcquire(shorter.plus(margin));
+        long nextAt = System.nanoTime();
+        assertThat(next)
+                .as("another client gets the lock soon after the new end, long before the old one")
+                .isPresent();
+        assertThat(lease.isValid())
+                .as("the shortened lease once the next holder has the lock")
+                .isFalse();
+        assertThat(Duration.ofNanos(nextAt - extendedAt))
+                .as("from extend to the next grant")
+                .isLessThan(shorter.plus(margin));
+        assertThat(lost.await(margin.toMillis(), TimeUnit.MILLISECONDS))
+                .as("onLost told when the shortened lease ran out")
+                .isTrue();
+        assertThat(Duration.ofNanos(lostAt[0] - extendedAt))
+                .as("from extend to onLost")
+                .isBetween(shorter.multipliedBy(9).dividedBy(10), shorter.plus(margin));
+        assertThat(next.get().token()).isGreaterThan(lease.token());
+        lease.close();
+        next.get().close();
+        assertThat(reports.get()).as("loss reports").isEqualTo(1);
+    }
+
     @Test
     void autoRenewingLeaseSurvivesSeveralLeaseLengths() throws Exception {
         LockClient client = newClient(shortLease());
@@ -423,6 +472,35 @@ public abstract class LockContractTest {
         assertThatThrownBy(() -> obtainedBeforeClose.tryAcquire(Duration.ZERO))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("closed");
+    }
+
+    /**
+     * Empty means only that another holder has the lock: a fixed lease too short for the backend
+     * (eaten by its drift allowance, or spent on the grant's round trip) is an error that says so,
+     * or a grant, never an empty result on a free lock.
+     */
+    @Test
+    void aLeaseTooShortForTheBackendIsAnErrorOrAGrantNeverEmpty() throws Exception {
+        LockClient client = newClient(Duration.ofSeconds(5));
+        String name = uniqueName();
+        for (Duration tiny : List.of(Duration.ofNanos(1), Duration.ofMillis(2))) {
+            Optional<Lease> lease;
+            try {
+                lease = client.lock(name).tryAcquire(Duration.ZERO, tiny);
+            } catch (IllegalArgumentException e) {
+                assertThat(e).hasMessageContaining(name).hasMessageContaining("smallest lease");
+                continue;
+            } catch (LockException e) {
+                assertThat(e).hasMessageContaining(name).hasMessageContaining("ran out before the grant");
+                continue;
+            }
+            assertThat(lease).as("a free lock, lease time %s", tiny).isPresent();
+            lease.get().close();
+        }
+        client.lock(name)
+                .tryAcquire(Duration.ZERO, Duration.ofSeconds(5))
+                .orElseThrow()
+                .close();
     }
 
     @Test

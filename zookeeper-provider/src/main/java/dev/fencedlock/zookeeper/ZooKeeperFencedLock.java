@@ -176,6 +176,11 @@ final class ZooKeeperFencedLock extends AbstractFencedLock {
                 return discard(request, lease, "the connection was interrupted and the grant could not be confirmed");
             }
             if (!lease.isValid()) {
+                long sinceGrant = runtime().clock().nanoTime() - grantedAtNanos;
+                if (sinceGrant >= SessionBound.nanos(request.leaseTime())) {
+                    request.recordGrantWithoutValidity("handing the grant out took " + sinceGrant / 1_000_000
+                            + " ms of the " + request.leaseTime().toMillis() + " ms lease");
+                }
                 return discard(
                         request,
                         lease,

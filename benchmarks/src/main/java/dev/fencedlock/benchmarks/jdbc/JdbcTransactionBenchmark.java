@@ -33,7 +33,8 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * A plain-JDBC read-modify-write transaction on PostgreSQL or in-memory H2 (read a row, update it, commit), fenced
+ * A plain-JDBC read-modify-write transaction on PostgreSQL, in-memory H2 or MariaDB (read a row, update it,
+ * commit), fenced
  * through {@link JdbcFencing#inTransaction} or written the same way by hand without the fence. Both
  * take a pooled connection, switch autocommit off and back, and roll back on failure; the fenced one
  * adds the guard statement and the lease check. {@code mode=round-trip} is the unfenced transaction
@@ -54,7 +55,7 @@ public class JdbcTransactionBenchmark {
     @Param({"unfenced", "round-trip", "fenced", "fenced-protected"})
     public String mode;
 
-    @Param({"postgresql", "h2"})
+    @Param({"postgresql", "h2", "mariadb"})
     public String database;
 
     private HikariDataSource dataSource;
@@ -71,8 +72,13 @@ public class JdbcTransactionBenchmark {
                 pool.setUsername(BenchEnv.postgresUser());
             }
             case "h2" -> pool.setJdbcUrl("jdbc:h2:mem:bench-jdbc;DB_CLOSE_DELAY=-1");
+            case "mariadb" -> {
+                pool.setJdbcUrl(BenchEnv.mariadbUrl());
+                pool.setUsername(BenchEnv.mariadbUser());
+            }
             default ->
-                throw new IllegalArgumentException("unknown database '" + database + "'; expected postgresql or h2");
+                throw new IllegalArgumentException(
+                        "unknown database '" + database + "'; expected postgresql, h2 or mariadb");
         }
         pool.setMaximumPoolSize(2);
         pool.setPoolName("bench-jdbc");
@@ -92,7 +98,8 @@ public class JdbcTransactionBenchmark {
         lease = locks.lock("bench:jdbc").acquire(Duration.ofSeconds(5), Duration.ofHours(1));
     }
 
-    private static String migration() throws IOException {
+    /** The fence table's DDL from fencing-jdbc's own migration, without its comments. */
+    static String migration() throws IOException {
         try (InputStream in = JdbcTransactionBenchmark.class.getResourceAsStream(
                 "/db/fencedlock/migration/V1__fencedlock_fence.sql")) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8).replaceAll("(?m)^--.*$", "");

@@ -14,7 +14,7 @@ public final class Migrations {
     private Migrations() {}
 
     /** A private schema on {@code kind} with both tables. */
-    static TestDatabase database(TestDatabase.Kind kind) {
+    public static TestDatabase database(TestDatabase.Kind kind) {
         TestDatabase database = TestDatabase.create(kind, "jdbcfault", 8);
         migrate(database.dataSource());
         return database;

@@ -1,6 +1,7 @@
 package dev.fencedlock.jdbc.internal;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -9,18 +10,18 @@ import org.h2.api.Trigger;
 
 /**
  * H2's trigger on a protected table: before each INSERT, UPDATE, DELETE or MERGE statement, refuses
- * it unless the session's {@link GuardStatements#H2_MARK mark} holds the current transaction's id
- * (the fence guard of this very transaction ran) or an operator set {@code @FENCEDLOCK_UNFENCED}.
- * A transaction that has changed nothing yet has no id, so its first write is refused unless the
- * guard ran. Loaded by H2 in the JVM that runs the database; one instance serves every session.
+ * it unless the session's {@link H2Fence#MARK mark} names the current transaction and a
+ * fence row that this transaction holds locked (the fence guard of this very transaction ran, and no
+ * rollback to a savepoint undid it; see {@link H2SessionMarks}) or an operator set {@code
+ * @FENCEDLOCK_UNFENCED}. Loaded by H2 in the JVM that runs the database; one instance serves every session.
  */
 public final class H2FenceTrigger implements Trigger {
     static final String SQLSTATE = "23F01";
     /** The session variable an operator sets to write protected tables deliberately unfenced. */
     static final String BYPASS = "@FENCEDLOCK_UNFENCED";
 
-    private static final String CHECK = "select coalesce(cast(" + GuardStatements.H2_MARK
-            + " as varchar) = transaction_id(), false) or " + BYPASS + " is not null";
+    private static final String MARKS = "select cast(" + H2Fence.MARK
+            + " as varchar), cast(transaction_id() as varchar), " + BYPASS + " is not null";
 
     private volatile String table;
     private volatile String operations;
@@ -49,11 +50,41 @@ public final class H2FenceTrigger implements Trigger {
                 SQLSTATE);
     }
 
-    /** The marks read with a query, where {@link H2SessionMarks} cannot read the session directly. */
+    /**
+     * The marks read with queries, where {@link H2SessionMarks} cannot read the session directly
+     * (an H2 whose engine classes differ): the mark must name the current transaction, and the
+     * fence row it names must hold the mark's token as this transaction sees it. Weaker than the
+     * direct read, which asks whether the transaction holds the row: a guard undone by a rollback
+     * to a savepoint still passes here while no other holder has raised the row since.
+     */
     static boolean queryMarks(Connection connection) throws SQLException {
+        H2SessionMarks.Mark mark;
         try (Statement statement = connection.createStatement();
-                ResultSet result = statement.executeQuery(CHECK)) {
-            return result.next() && result.getBoolean(1);
+                ResultSet result = statement.executeQuery(MARKS)) {
+            if (!result.next()) {
+                return false;
+            }
+            if (result.getBoolean(3)) {
+                return true;
+            }
+            String text = result.getString(1);
+            String transaction = result.getString(2);
+            mark = text == null || transaction == null ? null : H2SessionMarks.Mark.parse(text);
+            if (mark == null || !Long.toString(mark.transaction()).equals(transaction)) {
+                return false;
+            }
+        }
+        try {
+            TableNames.requireValid(mark.table());
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+        try (PreparedStatement statement =
+                connection.prepareStatement("select token from " + mark.table() + " where lock_name = ?")) {
+            statement.setString(1, mark.lockName());
+            try (ResultSet row = statement.executeQuery()) {
+                return row.next() && row.getLong(1) == mark.token();
+            }
         }
     }
 

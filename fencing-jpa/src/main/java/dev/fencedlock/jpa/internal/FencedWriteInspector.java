@@ -65,6 +65,10 @@ public final class FencedWriteInspector implements StatementInspector {
         }
         String fencedWrite = null;
         StatementShape shape = shapes.of(inspected);
+        if (shape.writtenTables().contains(WrittenTables.ANY_TABLE)) {
+            fencedWrite = shape.writeDescription(WrittenTables.ANY_TABLE);
+            FencedTransactions.requireFenced(fencedWrite);
+        }
         for (String table : shape.writtenTables()) {
             String versionColumn = fencedTables.get(table);
             if (versionColumn == null) {

@@ -118,7 +118,8 @@ final class ProtectedTablesCheck implements SessionFactoryObserver {
         String names = missing.stream().map(table -> '"' + table + '"').collect(Collectors.joining(", "));
         return "The fenced tables " + missing + " are not protected: the database accepts writes to them outside a"
                 + " fenced transaction (other applications, ad-hoc SQL, native SQL fencing-jpa cannot read). Protect"
-                + " them with a migration (" + calls + " on PostgreSQL, the same with FENCEDLOCK_PROTECT on H2) or"
+                + " them with a migration (" + calls
+                + " on PostgreSQL, the same with FENCEDLOCK_PROTECT on H2) or, on any of them and MariaDB/MySQL,"
                 + " FencedTables.protect(dataSource, " + names + "); or set " + FencingSettings.PROTECTED_TABLES
                 + " to protect (a schema Hibernate creates), warn or off";
     }

@@ -43,7 +43,11 @@ final class StatementShape {
         this.writtenTables = Collections.unmodifiableSet(WrittenTables.of(sql));
         Map<String, String> descriptions = new HashMap<>();
         for (String table : writtenTables) {
-            descriptions.put(table, "statement on fenced table " + table + " [" + shown() + "]");
+            descriptions.put(
+                    table,
+                    table.equals(WrittenTables.ANY_TABLE)
+                            ? "dynamic SQL, which may write any fenced table [" + shown() + "]"
+                            : "statement on fenced table " + table + " [" + shown() + "]");
         }
         this.writeDescriptions = Map.copyOf(descriptions);
     }

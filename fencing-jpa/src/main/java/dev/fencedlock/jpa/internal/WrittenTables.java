@@ -16,10 +16,18 @@ import java.util.regex.Pattern;
  * between keyword and table, multi-table {@code UPDATE ... JOIN} and {@code DELETE t FROM ...}, and
  * data-modifying {@code WITH} need no grammar of their own. A column or alias that shares a fenced
  * table's name makes the statement count as writing that table too: refused outside a fenced
- * transaction rather than let through. Names are compared without schema, quotes or case. Stored
- * procedure calls are not looked into. Stateless.
+ * transaction rather than let through. MariaDB/MySQL executable comments ({@code /*!...*}{@code /})
+ * are read as the statement text they are; dynamic SQL ({@code EXECUTE IMMEDIATE}, {@code PREPARE},
+ * {@code EXECUTE}) counts as writing every table ({@link #ANY_TABLE}). Names are compared without
+ * schema, quotes or case. Stored procedure calls are not looked into. Stateless.
  */
 final class WrittenTables {
+    /**
+     * MariaDB/MySQL executable comments ({@code /*!...*}{@code /}, {@code /*!50000 ...*}{@code /},
+     * {@code /*M!100000 ...*}{@code /}): the server runs what is inside, so it is read as text.
+     */
+    private static final Pattern EXECUTABLE_COMMENTS = Pattern.compile("/\\*M?!\\d*(.*?)\\*/", Pattern.DOTALL);
+
     private static final Pattern COMMENTS = Pattern.compile("/\\*.*?\\*/|--[^\\n]*", Pattern.DOTALL);
     private static final Pattern STRINGS = Pattern.compile("'(?:[^']|'')*'");
     private static final Pattern NAME = Pattern.compile("[`\"\\[]?([\\w$]+)[`\"\\]]?");
@@ -30,6 +38,14 @@ final class WrittenTables {
     private static final Set<String> WRITING_KEYWORDS =
             Set.of("insert", "update", "delete", "merge", "replace", "truncate", "copy", "load");
     private static final Set<String> PREFIX_KEYWORDS = Set.of("with", "explain");
+    /** Statements that run SQL built at run time ({@code EXECUTE IMMEDIATE}, {@code PREPARE ... FROM}, {@code EXECUTE}). */
+    private static final Set<String> DYNAMIC_KEYWORDS = Set.of("execute", "prepare");
+
+    /**
+     * What {@link #of} returns for dynamic SQL: it may write any table, since its text may be built
+     * at run time ({@code concat}) where no reading of the statement can follow it.
+     */
+    static final String ANY_TABLE = "*";
 
     private WrittenTables() {}
 
@@ -39,6 +55,9 @@ final class WrittenTables {
      */
     static Set<String> of(String sql) {
         String statement = text(sql);
+        if (DYNAMIC_KEYWORDS.contains(firstKeyword(statement))) {
+            return Set.of(ANY_TABLE);
+        }
         if (!isWrite(statement)) {
             return Set.of();
         }
@@ -82,9 +101,11 @@ final class WrittenTables {
         return !set.find(0);
     }
 
-    /** The statement without comments and string literals, trimmed. */
+    /** The statement without comments (executable ones read as text) and string literals, trimmed. */
     private static String text(String sql) {
-        String withoutComments = COMMENTS.matcher(sql).replaceAll(" ");
+        String unwrapped =
+                sql.indexOf("/*") < 0 ? sql : EXECUTABLE_COMMENTS.matcher(sql).replaceAll(" $1 ");
+        String withoutComments = COMMENTS.matcher(unwrapped).replaceAll(" ");
         return STRINGS.matcher(withoutComments).replaceAll("''").strip();
     }
 
@@ -149,7 +170,8 @@ final class WrittenTables {
      * subquery's conditions and commas are not assignments); null if it has no SET.
      */
     private static String assignments(String sql) {
-        String lower = sql.toLowerCase(Locale.ROOT);
+        // a version assignment inside a plain comment assigns nothing
+        String lower = " " + text(sql).toLowerCase(Locale.ROOT);
         Matcher set = Pattern.compile("\\sset\\s").matcher(lower);
         if (!set.find()) {
             return null;

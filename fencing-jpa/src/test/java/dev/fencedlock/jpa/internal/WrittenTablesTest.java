@@ -53,6 +53,44 @@ class WrittenTablesTest {
         }
     }
 
+    /**
+     * Issue 27, item 6: MariaDB/MySQL run what is inside an executable comment, and dynamic SQL
+     * whose text may be built at run time; each passed the check before with no lease.
+     */
+    @Test
+    void readsExecutableCommentsAndCountsDynamicSqlAsWritingAnyTable() {
+        for (String sql : new String[] {
+            "/*!update fenced_item set quantity = 0*/",
+            "/*M!100000 update fenced_item set quantity = 0*/",
+            "/*!50000 update fenced_item set quantity = 0*/",
+            "update /*!fenced_item*/ set quantity = 0",
+            "update /*!50000 fenced_item*/ set quantity = 0",
+            "update /*M!100000 fenced_item*/ set quantity = 0"
+        }) {
+            assertThat(WrittenTables.of(sql)).as(sql).contains("fenced_item");
+        }
+        for (String sql : new String[] {
+            "execute immediate 'update fenced_item set quantity = 0'",
+            "EXECUTE IMMEDIATE concat('update fenced', '_item set quantity = 0')",
+            "prepare s from 'update fenced_item set quantity = 0'",
+            "execute s",
+            "/*!execute immediate 'update fenced_item set quantity = 0'*/"
+        }) {
+            assertThat(WrittenTables.of(sql)).as(sql).containsExactly(WrittenTables.ANY_TABLE);
+        }
+        assertThat(WrittenTables.of("select 1 /*!, 2*/ from dual")).isEmpty();
+    }
+
+    /** A version assignment inside a plain comment assigns nothing; inside an executable one it does. */
+    @Test
+    void aVersionAssignmentInACommentDoesNotCount() {
+        assertThat(WrittenTables.assigns(
+                        "update fenced_item set quantity = 0 /* , version = version + 1 */", "version"))
+                .isFalse();
+        assertThat(WrittenTables.assigns("update fenced_item set quantity = 0 /*!, version = version + 1*/", "version"))
+                .isTrue();
+    }
+
     /** Issue 19, item 2: an UPDATE inside WITH, or after a modifier, is an update of its table. */
     @Test
     void anUpdateAnywhereInTheStatementIsAnUpdateOfTheTablesBeforeItsSet() {

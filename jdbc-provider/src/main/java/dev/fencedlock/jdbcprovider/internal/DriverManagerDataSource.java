@@ -1,25 +1,43 @@
 package dev.fencedlock.jdbcprovider.internal;
 
 import java.io.PrintWriter;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.Properties;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
- * Opens a new connection through {@link DriverManager} for every call, for a client configured
- * with a JDBC URL instead of a pooled {@link DataSource}. On PostgreSQL and MariaDB the driver is
- * told to give up connecting and reading after the operation timeout (unless the URL sets those
- * timeouts itself), so that a database that stops answering mid-handshake cannot hang a renewal.
+ * Connections through {@link DriverManager} for a client configured with a JDBC URL instead of a
+ * pooled {@link DataSource}. On PostgreSQL and MariaDB the driver is told to give up connecting and
+ * reading after the operation timeout (unless the URL sets those timeouts itself), so that a
+ * database that stops answering mid-handshake cannot hang a renewal.
+ *
+ * <p>A closed connection is kept for reuse (up to {@value #MAX_IDLE}, each for up to {@value
+ * #MAX_IDLE_MILLIS} ms) unless it was {@linkplain #discard discarded} after a failure: opening a
+ * PostgreSQL connection (a server process, authentication) costs far more than the statements of a
+ * lock call. This is no pool: nothing is validated, and a kept connection that the server has
+ * meanwhile closed fails its first statement, which the caller treats like any failed statement.
  * Thread-safe.
  */
 public final class DriverManagerDataSource implements DataSource {
+    static final int MAX_IDLE = 8;
+    static final long MAX_IDLE_MILLIS = 10_000;
+
     private final String url;
     private final Properties properties = new Properties();
+    private final Deque<Idle> idle = new ArrayDeque<>(); // guarded by itself
+
+    private record Idle(Connection connection, long sinceNanos) {}
 
     /**
      * @param user null to use the URL's
@@ -51,9 +69,105 @@ public final class DriverManagerDataSource implements DataSource {
         }
     }
 
+    /** A new connection; closing it keeps it for {@link #idleConnection()}. */
     @Override
     public Connection getConnection() throws SQLException {
-        return DriverManager.getConnection(url, properties);
+        return kept(DriverManager.getConnection(url, properties));
+    }
+
+    /** A connection closed recently and kept for reuse; null if there is none. */
+    Connection idleConnection() {
+        while (true) {
+            Idle next;
+            synchronized (idle) {
+                next = idle.pollFirst();
+            }
+            if (next == null) {
+                return null;
+            }
+            if (System.nanoTime() - next.sinceNanos() < MAX_IDLE_MILLIS * 1_000_000L) {
+                return kept(next.connection());
+            }
+            closeQuietly(next.connection());
+        }
+    }
+
+    /** Makes {@code connection}'s close() end it for good, if it came from this class; else nothing. */
+    static void discard(Connection connection) {
+        if (Proxy.isProxyClass(connection.getClass())
+                && Proxy.getInvocationHandler(connection) instanceof Keeper keeper) {
+            keeper.discarded = true;
+        }
+    }
+
+    private Connection kept(Connection physical) {
+        return (Connection) Proxy.newProxyInstance(
+                DriverManagerDataSource.class.getClassLoader(),
+                new Class<?>[] {Connection.class},
+                new Keeper(physical));
+    }
+
+    /** Hands a closed connection back to the idle ones, unless it was discarded or is broken. */
+    private final class Keeper implements InvocationHandler {
+        private final Connection physical;
+        private volatile boolean discarded;
+        private volatile boolean closed;
+
+        Keeper(Connection physical) {
+            this.physical = physical;
+        }
+
+        @Override
+        public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+            switch (method.getName()) {
+                case "close" -> {
+                    if (!closed) {
+                        closed = true;
+                        giveBack();
+                    }
+                    return null;
+                }
+                case "isClosed" -> {
+                    return closed || physical.isClosed();
+                }
+                default -> {
+                    if (closed) {
+                        throw new SQLException("connection closed");
+                    }
+                    try {
+                        return method.invoke(physical, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                }
+            }
+        }
+
+        private void giveBack() {
+            boolean keep;
+            try {
+                keep = !discarded && !physical.isClosed() && physical.getAutoCommit();
+            } catch (SQLException e) {
+                keep = false;
+            }
+            if (keep) {
+                synchronized (idle) {
+                    if (idle.size() < MAX_IDLE) {
+                        idle.addFirst(new Idle(physical, System.nanoTime()));
+                        return;
+                    }
+                }
+            }
+            closeQuietly(physical);
+        }
+    }
+
+    private static void closeQuietly(Connection connection) {
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            // it is gone either way
+        }
     }
 
     @Override

@@ -20,13 +20,19 @@ import java.util.concurrent.ThreadLocalRandom;
  *       it has no holder or its grant expired ({@code expires_at <= now}): write a new random
  *       holder value, {@code expires_at = now + lease} and {@code token = max(now << 16, token + 1)};
  *   <li>if no row was taken because the lock has no row yet, insert it (free, token 0) and retry;
- *   <li>if it was taken, read the token back by the holder value; the lease is valid on the
+ *   <li>if it was taken, read the token back (the row is read in the same round trip on
+ *       PostgreSQL); the lease is valid on the
  *       client's clock until {@code start + lease - drift}, which is no later than the database's
  *       {@code expires_at}, since the database read {@code now} after {@code start};
  *   <li>otherwise read how long the current grant has left, and wait for the smallest of that, the
  *       poll interval (growing from 10 ms), and the wait left; a release in this JVM, or a {@code
  *       NOTIFY} on PostgreSQL, ends the wait early. Then try again until the wait is spent.
  * </ol>
+ *
+ * <p>Each attempt runs within one operation timeout ({@link JdbcLockProvider#tryGrant}), so the call
+ * ends within its wait plus that timeout. A row another transaction holds locked is "taken": the
+ * attempt does not wait for it ({@link LockTable}). An attempt the database did not answer is a
+ * failure: retried while the wait lasts, then {@link dev.fencedlock.LockUnavailableException}.
  *
  * <p>Thread-safe.
  */
@@ -46,14 +52,14 @@ final class JdbcFencedLock extends AbstractFencedLock {
     protected Optional<JdbcLease> doAcquire(LeaseRequest request) throws InterruptedException {
         long leaseMillis = leaseMillis(request.leaseTime());
         long backoff = FIRST_BACKOFF_NANOS;
-        try (ReleaseSignals.Ticket ticket = signals().ticket(table().signalKey(key))) {
+        try (ReleaseSignals.Ticket ticket = signals().ticket(provider.signalKey(key))) {
             while (true) {
                 String holder = LockKeys.newHolder();
                 long start = runtime().clock().nanoTime();
                 SQLException failure = null;
                 long heldForNanos = 0;
                 try {
-                    LockTable.Attempt attempt = table().tryGrant(key, name(), holder, leaseMillis);
+                    LockTable.Attempt attempt = provider.tryGrant(key, name(), holder, leaseMillis);
                     if (attempt.token().isPresent()) {
                         long validUntil = start + validity(request.leaseTime()).toNanos();
                         return Optional.of(new JdbcLease(
@@ -66,12 +72,19 @@ final class JdbcFencedLock extends AbstractFencedLock {
                                 validUntil));
                     }
                     heldForNanos = attempt.heldForMillis() * 1_000_000L;
-                    request.recordAttempt("held by another lease for " + attempt.heldForMillis()
-                            + " ms more by the database's clock");
+                    request.recordAttempt(
+                            attempt.rowLocked()
+                                    ? "another transaction holds the lock's row in " + provider.tableName()
+                                            + " locked (not a lease: a query or migration); counted as taken"
+                                    : "held by another lease for " + attempt.heldForMillis()
+                                            + " ms more by the database's clock");
                 } catch (SQLException e) {
+                    if (Thread.interrupted()) {
+                        throw new InterruptedException("interrupted while acquiring lock '" + name() + "'");
+                    }
                     if (isSchemaError(e)) {
                         throw new LockException(
-                                "Lock '" + name() + "': the lock table " + table().table()
+                                "Lock '" + name() + "': the lock table " + provider.tableName()
                                         + " is missing, not accessible or does not match this version; create it with the"
                                         + " Flyway migration at classpath:db/fencedlock/lock/migration ("
                                         + e.getMessage()
@@ -116,6 +129,12 @@ final class JdbcFencedLock extends AbstractFencedLock {
      *
      * @throws IllegalArgumentException if the lease is longer than about 73 years
      */
+    /** The lease time less its {@link #validity}: 1% and 2 ms, in whole milliseconds. */
+    @Override
+    protected Duration validityAllowance(Duration leaseTime) {
+        return leaseTime.compareTo(LONGEST_LEASE) > 0 ? Duration.ZERO : leaseTime.minus(validity(leaseTime));
+    }
+
     static long leaseMillis(Duration leaseTime) {
         if (leaseTime.compareTo(LONGEST_LEASE) > 0) {
             throw new IllegalArgumentException(
@@ -139,8 +158,8 @@ final class JdbcFencedLock extends AbstractFencedLock {
         return new LockUnavailableException(name(), elapsed, 1, 1, List.of(new NodeFailure(provider.node(), cause)));
     }
 
-    LockTable table() {
-        return provider.table();
+    JdbcLockProvider provider() {
+        return provider;
     }
 
     ReleaseSignals signals() {

@@ -38,7 +38,9 @@ final class JdbcLease extends AbstractLease {
     protected Optional<Duration> doExtend(Duration leaseTime) {
         long start = lock.runtimeOf().clock().nanoTime();
         try {
-            if (!lock.table().extend(key, holder, JdbcFencedLock.leaseMillis(leaseTime))) {
+            long leaseMillis = JdbcFencedLock.leaseMillis(leaseTime);
+            // an extension may wait for the row (bounded): a contender's grant attempt holds it briefly
+            if (!lock.provider().call(true, (table, session) -> table.extend(session, key, holder, leaseMillis))) {
                 return Optional.empty();
             }
         } catch (SQLException e) {
@@ -51,8 +53,9 @@ final class JdbcLease extends AbstractLease {
     protected void doRelease() {
         long start = lock.runtimeOf().clock().nanoTime();
         try {
-            if (lock.table().release(key, holder)) {
-                lock.signals().signal(lock.table().signalKey(key));
+            // a release may wait for a row another transaction holds (bounded): landing late does no harm
+            if (lock.provider().call(true, (table, session) -> table.release(session, key, holder))) {
+                lock.signals().signal(lock.provider().signalKey(key));
             }
         } catch (SQLException e) {
             throw lock.unavailable(start, e);

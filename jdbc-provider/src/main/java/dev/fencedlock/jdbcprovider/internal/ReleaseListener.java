@@ -3,6 +3,7 @@ package dev.fencedlock.jdbcprovider.internal;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import javax.sql.DataSource;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;
@@ -21,13 +22,15 @@ final class ReleaseListener implements AutoCloseable {
     private static final int POLL_MILLIS = 500;
     private static final long RECONNECT_PAUSE_MILLIS = 1_000;
 
+    private final DataSource dataSource;
     private final LockTable table;
     private final ReleaseSignals signals;
     private final Thread thread;
     private volatile boolean closed;
     private volatile boolean listening;
 
-    private ReleaseListener(LockTable table, ReleaseSignals signals) {
+    private ReleaseListener(DataSource dataSource, LockTable table, ReleaseSignals signals) {
+        this.dataSource = dataSource;
         this.table = table;
         this.signals = signals;
         this.thread = new Thread(this::run, "fencedlock-jdbc-listen-" + table.channel());
@@ -35,8 +38,8 @@ final class ReleaseListener implements AutoCloseable {
     }
 
     /** Starts listening in the background. */
-    static ReleaseListener start(LockTable table, ReleaseSignals signals) {
-        ReleaseListener listener = new ReleaseListener(table, signals);
+    static ReleaseListener start(DataSource dataSource, LockTable table, ReleaseSignals signals) {
+        ReleaseListener listener = new ReleaseListener(dataSource, table, signals);
         listener.thread.start();
         return listener;
     }
@@ -48,7 +51,9 @@ final class ReleaseListener implements AutoCloseable {
 
     private void run() {
         while (!closed) {
-            try (Connection connection = table.dataSource().getConnection()) {
+            try (Connection connection = dataSource.getConnection()) {
+                // a listening connection must not be reused for anything else
+                DriverManagerDataSource.discard(connection);
                 connection.setAutoCommit(true);
                 PGConnection postgres = connection.unwrap(PGConnection.class);
                 try (Statement listen = connection.createStatement()) {
@@ -61,7 +66,7 @@ final class ReleaseListener implements AutoCloseable {
                     PGNotification[] notifications = postgres.getNotifications(POLL_MILLIS);
                     if (notifications != null) {
                         for (PGNotification notification : notifications) {
-                            signals.signal(table.signalKey(notification.getParameter()));
+                            signals.signal(LockTable.signalKey(table.table(), notification.getParameter()));
                         }
                     }
                 }

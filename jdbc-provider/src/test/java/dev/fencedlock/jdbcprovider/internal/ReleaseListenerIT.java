@@ -18,13 +18,13 @@ class ReleaseListenerIT {
     void aNotifyFromAnotherConnectionWakesTheWaitersOfItsKeyAndNoOthers() throws Exception {
         try (TestDatabase database = TestDatabase.create(TestDatabase.Kind.POSTGRESQL, "jdbclock", 4)
                 .migrate(JdbcLockSettings.MIGRATION_LOCATION)) {
-            LockTable table = new LockTable(database.dataSource(), "fencedlock_lock", Duration.ofSeconds(5));
-            table.dialect();
+            LockTable table = new PostgreSqlLockTable("fencedlock_lock");
             ReleaseSignals signals = new ReleaseSignals();
             String key = LockKeys.rowKey("listened");
-            try (ReleaseListener listener = ReleaseListener.start(table, signals);
-                    ReleaseSignals.Ticket ticket = signals.ticket(table.signalKey(key));
-                    ReleaseSignals.Ticket other = signals.ticket(table.signalKey(LockKeys.rowKey("other")))) {
+            try (ReleaseListener listener = ReleaseListener.start(database.dataSource(), table, signals);
+                    ReleaseSignals.Ticket ticket = signals.ticket(LockTable.signalKey(table.table(), key));
+                    ReleaseSignals.Ticket other =
+                            signals.ticket(LockTable.signalKey(table.table(), LockKeys.rowKey("other")))) {
                 Await.until("listening", Duration.ofSeconds(30), listener::listening);
                 // the listener wakes everyone once it starts listening; consume that wake-up
                 ticket.await(0);

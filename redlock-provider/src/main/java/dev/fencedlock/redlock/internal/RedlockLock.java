@@ -194,6 +194,13 @@ final class RedlockLock extends AbstractFencedLock {
         }
     }
 
+    /** The lease time in whole milliseconds (at least 1, as the nodes take it) less {@code ttl - drift}. */
+    @Override
+    protected Duration validityAllowance(Duration leaseTime) {
+        long ttlNanos = Math.max(1, leaseTime.toMillis()) * 1_000_000L;
+        return Duration.ofNanos(leaseTime.toNanos() - ttlNanos + Validity.driftNanos(ttlNanos, provider.driftFactor()));
+    }
+
     /** One attempt: steps 1 to 6 of the class description. */
     private Attempt attempt(LeaseRequest request) {
         MonotonicClock clock = runtime().clock();
@@ -234,6 +241,8 @@ final class RedlockLock extends AbstractFencedLock {
             if (installed) {
                 votes.problem("the grant took " + elapsed / 1_000_000 + " ms, leaving no validity of the " + ttlMillis
                         + " ms lease");
+                request.recordGrantWithoutValidity("the grant took " + elapsed / 1_000_000 + " ms of the " + ttlMillis
+                        + " ms lease, less the drift allowance");
             }
         }
         releaseFailedAttempt(value, replies);

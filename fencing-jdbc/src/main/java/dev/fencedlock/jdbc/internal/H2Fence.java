@@ -1,0 +1,122 @@
+package dev.fencedlock.jdbc.internal;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+
+/**
+ * The fence on H2: the guard's statements, the mark and the protected tables. H2's lock timeout is
+ * a session setting the guard leaves alone ({@code LOCK_TIMEOUT}, 2 s in H2 2.5 unless set on the
+ * URL or session), and H2 has no idle timeout, so there are no bounds here.
+ *
+ * <ul>
+ *   <li>The mark is the session variable {@value #MARK}: {@code "<transaction number> <token>
+ *       <table> <lock name>"} ({@link H2SessionMarks}). For a session embedded in this JVM the
+ *       guard runs the plain update and then sets it directly on the session ({@link
+ *       H2SessionMarks#markFenced}); a remote client sets it from {@code TRANSACTION_ID()} in the
+ *       update's own {@code SET} clause, which H2 evaluates only for the row it has locked and
+ *       found still matching, so the mark is set exactly when the row is raised.
+ *   <li>The trigger ({@link H2FenceTrigger}) accepts a write statement only if the mark names the
+ *       current transaction and the fence row it names is locked by this transaction.
+ *   <li>{@link #protect} creates the trigger ({@code FENCEDLOCK_<TABLE>}); the migration's alias
+ *       {@code FENCEDLOCK_PROTECT} reaches it through {@link H2Protection}, whose name databases
+ *       keep. The operator's bypass {@value H2FenceTrigger#BYPASS} holds for the session.
+ * </ul>
+ */
+final class H2Fence extends GuardStatements {
+    /** The session variable the guard sets; the triggers check it names this transaction and a row it holds. */
+    static final String MARK = "@FENCEDLOCK_FENCED";
+
+    private final String updateSql;
+
+    H2Fence(String table) {
+        super(Database.H2, table);
+        // both branches write the token
+        this.updateSql = "update " + table + " set token = case when set(" + MARK
+                + ", concat(transaction_id(), cast(? as varchar))) is null then ? else ? end"
+                + " where lock_name = ? and token <= ?";
+    }
+
+    @Override
+    public boolean raiseIfNotAbove(Connection connection, String lockName, long token, Duration bound)
+            throws SQLException {
+        if (H2SessionMarks.isEmbedded(connection)) {
+            if (!plainUpdate(connection, lockName, token)) {
+                return false;
+            }
+            mark(connection, lockName, token);
+            return true;
+        }
+        return raiseInStatement(connection, lockName, token);
+    }
+
+    /** The first statement as a client of a remote database sends it: raises and marks in one. */
+    boolean raiseInStatement(Connection connection, String lockName, long token) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(updateSql)) {
+            statement.setString(1, H2SessionMarks.markSuffix(token, table, lockName));
+            statement.setLong(2, token);
+            statement.setLong(3, token);
+            statement.setString(4, lockName);
+            statement.setLong(5, token);
+            return statement.executeUpdate() == 1;
+        }
+    }
+
+    @Override
+    public void mark(Connection connection, String lockName, long token) throws SQLException {
+        String suffix = H2SessionMarks.markSuffix(token, table, lockName);
+        if (!H2SessionMarks.markFenced(connection, suffix)) {
+            execute(connection, "set " + MARK + " = concat(transaction_id(), cast(? as varchar))", suffix);
+        }
+    }
+
+    /**
+     * Creates the trigger on {@code table} unless it exists ({@code FENCEDLOCK_<TABLE>} in the
+     * table's schema).
+     */
+    @Override
+    public void protect(Connection connection, String table) throws SQLException {
+        int dot = table.indexOf('.');
+        String prefix = dot < 0 ? "" : table.substring(0, dot + 1);
+        String name = dot < 0 ? table : table.substring(dot + 1);
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("create trigger if not exists " + prefix + "fencedlock_" + name
+                    + " before insert, update, delete on " + table + " call '" + H2FenceTrigger.class.getName() + "'");
+        }
+    }
+
+    /** Whether {@code table} has a trigger that calls {@link H2FenceTrigger}. */
+    @Override
+    public boolean isProtected(Connection connection, String table) throws SQLException {
+        int dot = table.indexOf('.');
+        String sql = "select count(*) from information_schema.triggers where java_class = ?"
+                + " and upper(event_object_table) = upper(?)"
+                + (dot < 0 ? " and event_object_schema = schema()" : " and upper(event_object_schema) = upper(?)");
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setString(1, H2FenceTrigger.class.getName());
+            statement.setString(2, dot < 0 ? table : table.substring(dot + 1));
+            if (dot >= 0) {
+                statement.setString(3, table.substring(0, dot));
+            }
+            try (ResultSet rows = statement.executeQuery()) {
+                return rows.next() && rows.getInt(1) > 0;
+            }
+        }
+    }
+
+    /** H2 has no transaction-local variables: the bypass holds for the session until {@link #clearUnfenced}. */
+    @Override
+    public void allowUnfenced(Connection connection, String reason) throws SQLException {
+        execute(connection, "set " + H2FenceTrigger.BYPASS + " = ?", reason);
+    }
+
+    @Override
+    public void clearUnfenced(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("set " + H2FenceTrigger.BYPASS + " = null");
+        }
+    }
+}

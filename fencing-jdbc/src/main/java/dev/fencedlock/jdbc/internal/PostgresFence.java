@@ -1,0 +1,168 @@
+package dev.fencedlock.jdbc.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+
+/**
+ * The fence on PostgreSQL: the guard's statements, the mark, the bounds and the protected tables.
+ *
+ * <ul>
+ *   <li>The guard's first statement sets {@code lock_timeout} and {@code
+ *       idle_in_transaction_session_timeout} (the bound plus {@link #IDLE_GRACE})
+ *       transaction-locally in its filter, which runs before the row is locked, and marks the
+ *       transaction in its {@code RETURNING}, so only when it raised the row: the transaction-local
+ *       setting {@value #MARK} becomes {@code "<transaction id> <token> <lock name>"}, the id being
+ *       {@code txid_current()}.
+ *   <li>The trigger of a protected table (migration {@value #MIGRATION}) accepts a write statement
+ *       only if the mark, or the operator's bypass {@code fencedlock.unfenced}, starts with the
+ *       current transaction's id: a mark set for the session, on the URL or for a role names no
+ *       transaction and is worth nothing, and a savepoint's rollback undoes a mark set inside it.
+ *   <li>{@link #protect} runs {@code CALL fencedlock_protect(table)} (installing the migration's
+ *       functions first when missing or older), which covers the table's partitions and
+ *       inheritance children and repairs disabled triggers; {@link #isProtected} checks all of it.
+ * </ul>
+ */
+final class PostgresFence extends GuardStatements {
+    /** The setting the guard sets transaction-locally; the triggers compare its id with the transaction's. */
+    static final String MARK = "fencedlock.fenced";
+
+    /** The newest migration: it replaces the older ones' function and procedure. */
+    static final String MIGRATION = "/db/fencedlock/postgresql/V3__fencedlock_fence_edges.sql";
+
+    /**
+     * The members of a table's family that leave it unprotected: the table, its ancestors (writes
+     * through them reach it) and its descendants (partitions and inheritance children, read through
+     * it), each lacking an enabled statement trigger of the fence's shape and function, and each
+     * partitioned member lacking the row trigger that PostgreSQL copies to partitions added later.
+     * A table that does not exist is one row (null); the migration's function missing or older than
+     * the transaction-bound mark leaves every member unprotected.
+     */
+    private static final String UNPROTECTED_MEMBERS = "with recursive"
+            + " target(relid) as (select to_regclass(?)::oid),"
+            + " down(relid) as (select relid from target union"
+            + " select i.inhrelid from pg_inherits i join down d on i.inhparent = d.relid),"
+            + " up(relid) as (select relid from target union"
+            + " select i.inhparent from pg_inherits i join up u on i.inhrelid = u.relid),"
+            + " family(relid) as (select relid from down union select relid from up)"
+            + " select f.relid::regclass::text from family f left join pg_class c on c.oid = f.relid"
+            + " where f.relid is null or (c.relkind in ('r', 'p') and ("
+            + " to_regprocedure('fencedlock_unfenced(text)') is null"
+            + " or not exists (select 1 from pg_trigger t where t.tgrelid = f.relid"
+            + " and t.tgname = 'fencedlock_fence_required' and t.tgtype = 62 and t.tgenabled in ('O', 'A')"
+            + " and t.tgfoid = to_regproc('fencedlock_refuse_unfenced'))"
+            + " or (c.relkind = 'p' and not exists (select 1 from pg_trigger t where t.tgrelid = f.relid"
+            + " and t.tgname = 'fencedlock_fence_required_rows' and t.tgtype = 31 and t.tgenabled in ('O', 'A')"
+            + " and t.tgfoid = to_regproc('fencedlock_refuse_unfenced')))))";
+
+    private final String updateSql;
+
+    PostgresFence(String table) {
+        super(Database.POSTGRESQL, table);
+        this.updateSql = "update " + table + " set token = ? where lock_name = ?"
+                + " and set_config('lock_timeout', coalesce(?, current_setting('lock_timeout')), true) is not null"
+                + " and set_config('idle_in_transaction_session_timeout',"
+                + " coalesce(?, current_setting('idle_in_transaction_session_timeout')), true) is not null"
+                + " and token <= ? returning set_config('" + MARK + "', txid_current()::text || ?, true)";
+    }
+
+    @Override
+    public boolean raiseIfNotAbove(Connection connection, String lockName, long token, Duration bound)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(updateSql)) {
+            statement.setLong(1, token);
+            statement.setString(2, lockName);
+            statement.setString(3, millis(bound));
+            statement.setString(4, idleMillis(bound));
+            statement.setLong(5, token);
+            statement.setString(6, markSuffix(lockName, token));
+            try (ResultSet rows = statement.executeQuery()) {
+                return rows.next();
+            }
+        }
+    }
+
+    @Override
+    public void bound(Connection connection, Duration bound) throws SQLException {
+        if (bound == null) {
+            return;
+        }
+        try (PreparedStatement statement = connection.prepareStatement("select set_config('lock_timeout', ?, true),"
+                + " set_config('idle_in_transaction_session_timeout', ?, true)")) {
+            statement.setString(1, millis(bound));
+            statement.setString(2, idleMillis(bound));
+            statement.execute();
+        }
+    }
+
+    @Override
+    public void mark(Connection connection, String lockName, long token) throws SQLException {
+        execute(
+                connection,
+                "select set_config('" + MARK + "', txid_current()::text || ?, true)",
+                markSuffix(lockName, token));
+    }
+
+    /** What follows the transaction's id in the mark. */
+    private static String markSuffix(String lockName, long token) {
+        return " " + token + " " + lockName;
+    }
+
+    @Override
+    public void protect(Connection connection, String table) throws SQLException {
+        if (!migrationInstalled(connection)) {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute(migration());
+            }
+        }
+        execute(connection, "call fencedlock_protect(?::regclass)", table);
+    }
+
+    /**
+     * Whether {@code table} exists and it, its ancestors and its descendants (partitions,
+     * inheritance children) each have the fence's trigger enabled (not disabled, not replica-only),
+     * with the migration that binds marks to their transaction installed.
+     */
+    @Override
+    public boolean isProtected(Connection connection, String table) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(UNPROTECTED_MEMBERS)) {
+            statement.setString(1, table);
+            try (ResultSet rows = statement.executeQuery()) {
+                return !rows.next();
+            }
+        }
+    }
+
+    /** The bypass, bound to the transaction like the mark: its id, then the reason. */
+    @Override
+    public void allowUnfenced(Connection connection, String reason) throws SQLException {
+        execute(connection, "select set_config('fencedlock.unfenced', txid_current()::text || ' ' || ?, true)", reason);
+    }
+
+    private static boolean migrationInstalled(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows =
+                        statement.executeQuery("select to_regprocedure('fencedlock_unfenced(text)') is not null"
+                                + " and to_regproc('fencedlock_protect') is not null")) {
+            return rows.next() && rows.getBoolean(1);
+        }
+    }
+
+    private static String migration() {
+        try (InputStream in = PostgresFence.class.getResourceAsStream(MIGRATION)) {
+            if (in == null) {
+                throw new IllegalStateException("fencing-jdbc's " + MIGRATION + " is missing from the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
