@@ -112,11 +112,17 @@ class RedisSentinelFailoverIT {
         try (LockClient client = LockClient.create(
                 config().set(RedlockSettings.SENTINEL_NODES, "127.0.0.1:" + unusedPort() + "," + sentinelList())
                         .build())) {
-            for (int i = 0; i < 5; i++) {
+            long connections = sentinelConnectionsReceived();
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2_500);
+            while (before.size() < 5 || System.nanoTime() - until < 0) {
                 try (Lease lease = client.lock(lock).acquire(Duration.ofSeconds(10))) {
                     before.add(lease.token());
                 }
             }
+            // less the one connection to each Sentinel that reads the count
+            assertThat(sentinelConnectionsReceived() - connections - sentinels().size())
+                    .as("the lookups under traffic (one a second) reuse their Sentinel connection")
+                    .isLessThan(2);
             long killedAt = System.nanoTime();
             master.kill();
             long grantedAt;
@@ -230,6 +236,18 @@ class RedisSentinelFailoverIT {
                 .set(RedlockSettings.NODE_TIMEOUT, RedisSetup.NODE_TIMEOUT)
                 .set(RedlockSettings.RETRY_DELAY, Duration.ofMillis(50))
                 .leaseTime(LEASE);
+    }
+
+    /** Connections the Sentinels accepted so far ({@code total_connections_received}), this call's own included. */
+    private long sentinelConnectionsReceived() {
+        long total = 0;
+        for (RedisServerProcess sentinel : sentinels()) {
+            String stats = info(sentinel, "stats");
+            int at = stats.indexOf("total_connections_received:");
+            total += Long.parseLong(
+                    stats.substring(at + "total_connections_received:".length(), stats.indexOf('\r', at)));
+        }
+        return total;
     }
 
     private String sentinelList() {

@@ -68,6 +68,10 @@ final class SentinelRedisNode implements RedisNode {
     private final MonotonicClock clock;
     private final AtomicBoolean resolving = new AtomicBoolean();
     private final Object swap = new Object();
+    private final Object lookup = new Object();
+    /** One per Sentinel, in order; null until used and after a failure. Guarded by {@link #lookup}. */
+    private final Jedis[] sentinelConnections;
+
     private volatile Current current;
     private volatile long resolvedAtNanos;
     private volatile Dating dating;
@@ -97,6 +101,7 @@ final class SentinelRedisNode implements RedisNode {
         this.connect = connect;
         this.executor = executor;
         this.clock = clock;
+        this.sentinelConnections = new Jedis[sentinel.sentinels().size()];
     }
 
     @Override
@@ -172,18 +177,33 @@ final class SentinelRedisNode implements RedisNode {
 
     /**
      * Asks the Sentinels for the master and switches to it if it moved. Blocks for up to one node
-     * timeout per Sentinel asked (connect and reply).
+     * timeout per Sentinel asked (connect and reply). One lookup at a time; each Sentinel's
+     * connection is kept for the next lookup and replaced when it fails.
      */
     void resolve() {
-        List<String> failures = new ArrayList<>();
-        for (RedisNodeAddress address : sentinel.sentinels()) {
-            if (closed) {
-                return;
+        synchronized (lookup) {
+            try {
+                lookUp();
+            } finally {
+                if (closed) {
+                    closeSentinelConnections(); // also one opened while close() ran
+                }
             }
+        }
+    }
+
+    private void lookUp() {
+        List<String> failures = new ArrayList<>();
+        for (int i = 0; i < sentinelConnections.length && !closed; i++) {
+            RedisNodeAddress address = sentinel.sentinels().get(i);
             HostAndPort named;
-            try (Jedis jedis = new Jedis(
-                    new HostAndPort(address.host(), address.port()),
-                    JedisRedisNode.clientConfig(address, timeoutMillis, tls))) {
+            try {
+                if (sentinelConnections[i] == null) {
+                    sentinelConnections[i] = new Jedis(
+                            new HostAndPort(address.host(), address.port()),
+                            JedisRedisNode.clientConfig(address, timeoutMillis, tls));
+                }
+                Jedis jedis = sentinelConnections[i];
                 List<String> reply = jedis.sentinelGetMasterAddrByName(sentinel.master());
                 if (reply == null || reply.size() != 2) {
                     failures.add(address + ": does not know master '" + sentinel.master() + "'");
@@ -193,13 +213,27 @@ final class SentinelRedisNode implements RedisNode {
                 readPromotion(jedis, named);
             } catch (RuntimeException e) {
                 failures.add(address + ": " + e);
+                closeQuietly(sentinelConnections[i]);
+                sentinelConnections[i] = null;
                 continue;
             }
             resolvedAtNanos = System.nanoTime();
             switchTo(named);
             return;
         }
+        // the next lookup under traffic waits its turn; a failed reply still asks at once
+        resolvedAtNanos = System.nanoTime();
         log.debug("No Sentinel named the {}: {}", name, failures);
+    }
+
+    private static void closeQuietly(Jedis jedis) {
+        if (jedis != null) {
+            try {
+                jedis.close();
+            } catch (RuntimeException e) {
+                // gone either way
+            }
+        }
     }
 
     /**
@@ -274,6 +308,15 @@ final class SentinelRedisNode implements RedisNode {
             if (now != null) {
                 now.node().close();
             }
+        }
+        // not under the lookup lock: a lookup in progress fails on the closed connection instead,
+        // and closes what it opened meanwhile
+        closeSentinelConnections();
+    }
+
+    private void closeSentinelConnections() {
+        for (Jedis connection : sentinelConnections.clone()) {
+            closeQuietly(connection);
         }
     }
 
