@@ -24,9 +24,17 @@ import java.util.Set;
  *   <li>Extension and release are compare-and-pexpire and compare-and-delete on all nodes.
  * </ol>
  *
- * <p>Settings: {@link RedlockSettings} ({@code fencedlock.redlock.nodes} required, {@code
- * node-timeout}, {@code drift-factor}, {@code retry-delay}, {@code restart-quarantine}, {@code
- * persistent-nodes}, {@code key-prefix}).
+ * <p>Settings: {@link RedlockSettings} ({@code fencedlock.redlock.nodes}, or {@code
+ * sentinel.master} with {@code sentinel.nodes}; {@code node-timeout}, {@code drift-factor}, {@code
+ * retry-delay}, {@code restart-quarantine}, {@code persistent-nodes}, {@code key-prefix}, {@code
+ * wait-replicas}).
+ *
+ * <p>Sentinel mode ({@code fencedlock.redlock.sentinel.*}, never together with {@code nodes}): the
+ * one master a group of Redis Sentinels names is the only node (a quorum of one), followed across
+ * failovers within each acquisition's wait. A failover can lose a grant that had not reached the
+ * promoted replica; the promoted replica sits out the restart quarantine counted from the promotion
+ * the Sentinels report, and the fence refuses an older holder whose grant was lost. See
+ * docs/which-redis.md.
  *
  * <p>The restart quarantine keeps a node that restarted (and may have forgotten its locks) out of
  * the quorum until every lease it could have granted has run out. By default each node keeps a
@@ -72,7 +80,8 @@ public final class RedlockProviderFactory implements LockProviderFactory {
     }
 
     /**
-     * @throws IllegalArgumentException if {@code fencedlock.redlock.nodes} is missing, or {@code
+     * @throws IllegalArgumentException if neither {@code fencedlock.redlock.nodes} nor the Sentinel
+     *     keys are set, one Sentinel key lacks its partner, or {@code
      *     fencedlock.redlock.restart-quarantine} is configured shorter than {@code fencedlock.lease-time}
      */
     @Override

@@ -4,7 +4,9 @@ import dev.fencedlock.internal.config.DurationFormat;
 import dev.fencedlock.internal.config.Masking;
 import dev.fencedlock.spi.BackendSettings;
 import java.net.InetAddress;
+import java.net.URLEncoder;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,6 +30,11 @@ import java.util.Set;
  *   <tr><td>{@code fencedlock.redlock.retry-delay}</td><td>mean randomised delay between attempts</td><td>200ms</td></tr>
  *   <tr><td>{@code fencedlock.redlock.restart-quarantine}</td><td>how long a restarted node is kept out of the quorum; set it to the longest lease any client uses (longer leases are then rejected). {@code 0s} turns the quarantine off (development, or deployments that rely on the fence alone: see {@link #restartQuarantine()})</td><td>follows the leases that can still be outstanding: the nodes' record of live leases, at least {@code fencedlock.lease-time}</td></tr>
  *   <tr><td>{@code fencedlock.redlock.key-prefix}</td><td>starts every key and channel the backend uses on the nodes ({@link RedlockKeys}); applications with different prefixes on one Redis share no lock and no quarantine record. Non-empty, at most 128 characters, no whitespace, control characters or braces</td><td>{@code fencedlock:}</td></tr>
+ *   <tr><td>{@code fencedlock.redlock.sentinel.master}</td><td>the master name the Sentinels monitor; the lock service is the one master they name, followed across failovers ({@link Sentinel}). Set with {@code sentinel.nodes}, never with {@code fencedlock.redlock.nodes}</td><td>unset</td></tr>
+ *   <tr><td>{@code fencedlock.redlock.sentinel.nodes}</td><td>comma-separated Sentinels, {@code host:port} or {@code redis://[user:password@]host:port} / {@code rediss://...} when the Sentinels need credentials or TLS</td><td>unset</td></tr>
+ *   <tr><td>{@code fencedlock.redlock.sentinel.master-user}, {@code fencedlock.redlock.sentinel.master-password}</td><td>credentials of the data nodes (master and replicas); they use TLS when the Sentinels do</td><td>none</td></tr>
+ *   <tr><td>{@code fencedlock.redlock.wait-replicas}</td><td>replicas of each master that must acknowledge a grant ({@code WAIT} after the acquire script); a grant acknowledged by fewer within {@code wait-replicas-timeout} is released and counts as a failed node. {@code 0}: no acknowledgement</td><td>0</td></tr>
+ *   <tr><td>{@code fencedlock.redlock.wait-replicas-timeout}</td><td>how long {@code WAIT} may block on the server; shorter than {@code node-timeout}, within which the reply must arrive</td><td>half of {@code node-timeout}</td></tr>
  *   <tr><td>{@code fencedlock.redlock.persistent-nodes}</td><td>{@code true}: a node that says it fsyncs every write to its append-only file ({@code aof_enabled:1}, {@code aof_last_write_status:ok}, {@code loading:0} in {@code INFO persistence}, {@code appendfsync always} from {@code CONFIG GET}) needs no restart quarantine; every other node keeps it</td><td>false</td></tr>
  * </table>
  *
@@ -55,9 +62,88 @@ public final class RedlockSettings {
      */
     public static final String KEY_PREFIX = "fencedlock.redlock.key-prefix";
 
+    /**
+     * The name of the master the Sentinels of {@link #SENTINEL_NODES} monitor. Set together with
+     * {@link #SENTINEL_NODES}, and not with {@link #NODES}: one mode at a time.
+     */
+    public static final String SENTINEL_MASTER = "fencedlock.redlock.sentinel.master";
+    /** Comma-separated Sentinels: {@code host:port}, or a {@code redis://} / {@code rediss://} URI. */
+    public static final String SENTINEL_NODES = "fencedlock.redlock.sentinel.nodes";
+    /** The user of the data nodes the Sentinels name (ACL); default none. */
+    public static final String SENTINEL_MASTER_USER = "fencedlock.redlock.sentinel.master-user";
+    /** The password of the data nodes the Sentinels name; default none. */
+    public static final String SENTINEL_MASTER_PASSWORD = "fencedlock.redlock.sentinel.master-password";
+
+    /**
+     * How many replicas of each master must acknowledge a grant ({@code WAIT numreplicas timeout}
+     * after the acquire script): a grant fewer acknowledge within {@link #WAIT_REPLICAS_TIMEOUT} is
+     * released and counts as a failed node. Default 0 (no acknowledgement); a non-negative integer.
+     */
+    public static final String WAIT_REPLICAS = "fencedlock.redlock.wait-replicas";
+    /**
+     * How long {@code WAIT} may block on the server. Default half of {@link #NODE_TIMEOUT}; must be
+     * shorter than it (checked when a client is created), since the reply must arrive within it.
+     */
+    public static final String WAIT_REPLICAS_TIMEOUT = "fencedlock.redlock.wait-replicas-timeout";
+
     /** Every key of the backend. */
-    public static final Set<String> KEYS =
-            Set.of(NODES, NODE_TIMEOUT, DRIFT_FACTOR, RETRY_DELAY, RESTART_QUARANTINE, PERSISTENT_NODES, KEY_PREFIX);
+    public static final Set<String> KEYS = Set.of(
+            NODES,
+            NODE_TIMEOUT,
+            DRIFT_FACTOR,
+            RETRY_DELAY,
+            RESTART_QUARANTINE,
+            PERSISTENT_NODES,
+            KEY_PREFIX,
+            SENTINEL_MASTER,
+            SENTINEL_NODES,
+            SENTINEL_MASTER_USER,
+            SENTINEL_MASTER_PASSWORD,
+            WAIT_REPLICAS,
+            WAIT_REPLICAS_TIMEOUT);
+
+    /**
+     * One master watched by Redis Sentinel: the lock service is whichever server the Sentinels name
+     * as {@code master} now. The Redlock algorithm sees it as one node (a quorum of one), and a
+     * failover as that node answering from a new incarnation (see docs/which-redis.md for what a
+     * failover can lose and how the fence and the restart quarantine answer it).
+     *
+     * @param master the master name the Sentinels monitor
+     * @param sentinels the Sentinels, asked in this order; each with its own credentials and TLS
+     * @param masterUser the data nodes' user, null for none
+     * @param masterPassword the data nodes' password, null for none
+     */
+    public record Sentinel(String master, List<RedisNodeAddress> sentinels, String masterUser, String masterPassword) {
+        public Sentinel {
+            sentinels = List.copyOf(sentinels);
+        }
+
+        /**
+         * The data node at {@code host:port} as a Sentinel named it, with the data nodes'
+         * credentials, and TLS when the first Sentinel uses it.
+         */
+        public RedisNodeAddress dataNode(String host, int port) {
+            StringBuilder uri = new StringBuilder(sentinels.get(0).tls() ? "rediss://" : "redis://");
+            if (masterPassword != null) {
+                if (masterUser != null) {
+                    uri.append(URLEncoder.encode(masterUser, StandardCharsets.UTF_8));
+                }
+                uri.append(':')
+                        .append(URLEncoder.encode(masterPassword, StandardCharsets.UTF_8)
+                                .replace("+", "%20"));
+                uri.append('@');
+            }
+            uri.append(host.contains(":") ? "[" + host + "]" : host).append(':').append(port);
+            return RedisNodeAddress.parse(SENTINEL_MASTER, uri.toString());
+        }
+
+        @Override
+        public String toString() {
+            return "Sentinel{master=" + master + ", sentinels=" + Masking.maskUriCredentials(sentinels.toString())
+                    + ", masterUser=" + masterUser + ", masterPassword=" + (masterPassword == null ? "none" : "****")
+                    + "}";
+        }
+    }
 
     private final List<RedisNodeAddress> nodes;
     private final Duration nodeTimeout;
@@ -66,6 +152,9 @@ public final class RedlockSettings {
     private final Duration restartQuarantine;
     private final boolean persistentNodes;
     private final RedlockKeys keys;
+    private final Sentinel sentinel;
+    private final int waitReplicas;
+    private final Duration waitReplicasTimeout;
 
     private RedlockSettings(
             List<RedisNodeAddress> nodes,
@@ -74,7 +163,10 @@ public final class RedlockSettings {
             Duration retryDelay,
             Duration restartQuarantine,
             boolean persistentNodes,
-            RedlockKeys keys) {
+            RedlockKeys keys,
+            Sentinel sentinel,
+            int waitReplicas,
+            Duration waitReplicasTimeout) {
         this.nodes = List.copyOf(nodes);
         this.nodeTimeout = nodeTimeout;
         this.driftFactor = driftFactor;
@@ -82,6 +174,9 @@ public final class RedlockSettings {
         this.restartQuarantine = restartQuarantine;
         this.persistentNodes = persistentNodes;
         this.keys = keys;
+        this.sentinel = sentinel;
+        this.waitReplicas = waitReplicas;
+        this.waitReplicasTimeout = waitReplicasTimeout != null ? waitReplicasTimeout : nodeTimeout.dividedBy(2);
     }
 
     /**
@@ -90,8 +185,9 @@ public final class RedlockSettings {
      *
      * @throws IllegalArgumentException naming the key and the value (passwords masked) for a
      *     malformed node URI, a node listed twice, a duration that is not positive (the restart
-     *     quarantine may be zero), a drift factor outside [0, 0.5), or a key prefix that {@link
-     *     RedlockKeys#withPrefix} refuses
+     *     quarantine may be zero), a drift factor outside [0, 0.5), a key prefix that {@link
+     *     RedlockKeys#withPrefix} refuses, a malformed Sentinel address, or Sentinel keys together
+     *     with {@value #NODES} (one mode at a time)
      */
     public static RedlockSettings from(BackendSettings settings) {
         return new RedlockSettings(
@@ -107,7 +203,104 @@ public final class RedlockSettings {
                 settings.get(PERSISTENT_NODES)
                         .map(RedlockSettings::parseBoolean)
                         .orElse(false),
-                settings.get(KEY_PREFIX).map(RedlockKeys::withPrefix).orElse(RedlockKeys.defaults()));
+                settings.get(KEY_PREFIX).map(RedlockKeys::withPrefix).orElse(RedlockKeys.defaults()),
+                parseSentinel(settings),
+                settings.get(WAIT_REPLICAS).map(RedlockSettings::parseReplicas).orElse(0),
+                settings.positiveDuration(WAIT_REPLICAS_TIMEOUT).orElse(null));
+    }
+
+    private static int parseReplicas(String value) {
+        try {
+            int replicas = Integer.parseInt(value.trim());
+            if (replicas >= 0) {
+                return replicas;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(
+                WAIT_REPLICAS + " has '" + value + "'; expected a number of replicas, 0 or more");
+    }
+
+    /**
+     * The Sentinel keys as far as they go: null when {@value #SENTINEL_MASTER} or {@value
+     * #SENTINEL_NODES} is missing (a configuration is validated one key at a time as it is built;
+     * {@link #requireComplete()} reports the missing half when a client is created).
+     */
+    private static Sentinel parseSentinel(BackendSettings settings) {
+        Optional<String> master = settings.get(SENTINEL_MASTER).map(String::trim);
+        List<String> sentinels = settings.list(SENTINEL_NODES);
+        if (master.isPresent() && master.get().isEmpty()) {
+            throw new IllegalArgumentException(SENTINEL_MASTER + " is empty: name the master the Sentinels monitor");
+        }
+        if ((master.isPresent() || !sentinels.isEmpty())
+                && !settings.list(NODES).isEmpty()) {
+            throw new IllegalArgumentException(NODES + " and " + (master.isPresent() ? SENTINEL_MASTER : SENTINEL_NODES)
+                    + " are both set: use one mode at a time, either independent redis:// masters (" + NODES
+                    + ") or one master found through Sentinel (" + SENTINEL_MASTER + " and " + SENTINEL_NODES + ")");
+        }
+        List<RedisNodeAddress> parsed = new ArrayList<>();
+        for (String entry : sentinels) {
+            String trimmed = entry.trim();
+            RedisNodeAddress node =
+                    RedisNodeAddress.parse(SENTINEL_NODES, trimmed.contains("://") ? trimmed : "redis://" + trimmed);
+            if (node.database() != 0) {
+                throw new IllegalArgumentException(
+                        SENTINEL_NODES + " entry '" + node + "' names a database; Sentinels have none");
+            }
+            if (parsed.stream().anyMatch(n -> n.host().equalsIgnoreCase(node.host()) && n.port() == node.port())) {
+                throw new IllegalArgumentException(
+                        SENTINEL_NODES + " lists " + node.host() + ":" + node.port() + " twice");
+            }
+            parsed.add(node);
+        }
+        Optional<String> user = settings.get(SENTINEL_MASTER_USER);
+        Optional<String> password = settings.get(SENTINEL_MASTER_PASSWORD);
+        if (master.isEmpty() || parsed.isEmpty()) {
+            return null;
+        }
+        return new Sentinel(master.get(), parsed, user.orElse(null), password.orElse(null));
+    }
+
+    /**
+     * Checks what only the whole configuration can tell, when a client is created: the Sentinel
+     * keys come as a pair, the data nodes' user needs a password, and a replica acknowledgement
+     * times out within the node timeout.
+     *
+     * @throws IllegalArgumentException naming the key that is set and the one that is missing
+     */
+    public static void requireComplete(BackendSettings settings) {
+        Optional<String> master = settings.get(SENTINEL_MASTER);
+        List<String> sentinels = settings.list(SENTINEL_NODES);
+        if (master.isPresent() && sentinels.isEmpty()) {
+            throw new IllegalArgumentException(SENTINEL_MASTER + " is set to '" + master.get() + "' but "
+                    + SENTINEL_NODES + " is not: list the Sentinels as host:port,host:port");
+        }
+        if (master.isEmpty() && !sentinels.isEmpty()) {
+            throw new IllegalArgumentException(SENTINEL_NODES + " is set to '"
+                    + Masking.maskUriCredentials(String.join(",", sentinels)) + "' but " + SENTINEL_MASTER
+                    + " is not: name the master the Sentinels monitor");
+        }
+        RedlockSettings read = from(settings);
+        if (read.waitReplicas > 0 && read.waitReplicasTimeout.compareTo(read.nodeTimeout) >= 0) {
+            throw new IllegalArgumentException(
+                    WAIT_REPLICAS_TIMEOUT + " " + DurationFormat.format(read.waitReplicasTimeout)
+                            + " must be shorter than " + NODE_TIMEOUT + " " + DurationFormat.format(read.nodeTimeout)
+                            + ": the reply to WAIT must arrive within the node timeout");
+        }
+        Optional<String> user = settings.get(SENTINEL_MASTER_USER);
+        boolean credentials =
+                user.isPresent() || settings.get(SENTINEL_MASTER_PASSWORD).isPresent();
+        if (credentials && master.isEmpty()) {
+            throw new IllegalArgumentException(
+                    (user.isPresent() ? SENTINEL_MASTER_USER : SENTINEL_MASTER_PASSWORD) + " is set but "
+                            + SENTINEL_MASTER + " is not; the data nodes' credentials are for Sentinel mode"
+                            + " (redis:// nodes carry theirs in the URI)");
+        }
+        if (user.isPresent() && settings.get(SENTINEL_MASTER_PASSWORD).isEmpty()) {
+            throw new IllegalArgumentException(SENTINEL_MASTER_USER + " is set to '" + user.get() + "' but "
+                    + SENTINEL_MASTER_PASSWORD + " is not");
+        }
     }
 
     /** Zero turns the quarantine off; anything else must be positive. */
@@ -183,6 +376,24 @@ public final class RedlockSettings {
         }
     }
 
+    /**
+     * The master found through Sentinel; empty unless {@value #SENTINEL_MASTER} and {@value
+     * #SENTINEL_NODES} were set (then {@link #nodes()} is empty).
+     */
+    public Optional<Sentinel> sentinel() {
+        return Optional.ofNullable(sentinel);
+    }
+
+    /** Replicas that must acknowledge each grant ({@value #WAIT_REPLICAS}); 0, the default, for none. */
+    public int waitReplicas() {
+        return waitReplicas;
+    }
+
+    /** How long {@code WAIT} may block on the server. Default half the node timeout. */
+    public Duration waitReplicasTimeout() {
+        return waitReplicasTimeout;
+    }
+
     /** The Redis masters; empty when {@code fencedlock.redlock.nodes} was not set. */
     public List<RedisNodeAddress> nodes() {
         return nodes;
@@ -231,6 +442,7 @@ public final class RedlockSettings {
         return "RedlockSettings{nodes=" + Masking.maskUriCredentials(nodes.toString()) + ", nodeTimeout="
                 + nodeTimeout + ", driftFactor=" + driftFactor + ", retryDelay=" + retryDelay
                 + ", restartQuarantine=" + restartQuarantine + ", persistentNodes=" + persistentNodes + ", keyPrefix="
-                + keys.prefix() + "}";
+                + keys.prefix() + (sentinel == null ? "" : ", sentinel=" + sentinel) + ", waitReplicas=" + waitReplicas
+                + ", waitReplicasTimeout=" + waitReplicasTimeout + "}";
     }
 }

@@ -128,6 +128,12 @@ class RedlockSettingsTest {
                 "fencedlock.redlock.nodes|redis://A:6379,redis://a:6379|lists a:6379 twice",
                 "fencedlock.redlock.nodes|redis://a b:6379|malformed node URI",
                 "fencedlock.redlock.persistent-nodes|yes|fencedlock.redlock.persistent-nodes has 'yes'; expected true or false",
+                "fencedlock.redlock.sentinel.nodes|a:26379,a:26379|lists a:26379 twice",
+                "fencedlock.redlock.sentinel.nodes|a:0|outside 1..65535",
+                "fencedlock.redlock.sentinel.nodes|redis://a:26379/3|names a database",
+                "fencedlock.redlock.sentinel.nodes|http://a:26379|must start with redis://",
+                "fencedlock.redlock.wait-replicas|-1|has '-1'; expected a number of replicas, 0 or more",
+                "fencedlock.redlock.wait-replicas|one|has 'one'",
             })
     void badValueNamesTheKeyAndTheValue(String key, String value, String expectedMessage) {
         assertRejected(key, value, expectedMessage);
@@ -195,5 +201,59 @@ class RedlockSettingsTest {
                         getClass().getClassLoader(),
                         LockConfig.keys()))
                 .hasMessageContaining("FENCEDLOCK_REDLOCK_NODE_TIMOUT");
+    }
+
+    @Test
+    void readsTheSentinelKeys() {
+        LockConfig config = fromPairs(
+                "fencedlock.backend", "redlock",
+                "fencedlock.redlock.sentinel.master", "orders",
+                "fencedlock.redlock.sentinel.nodes", "10.0.0.1:26379, rediss://sentinel:s3cret@10.0.0.2:26380",
+                "fencedlock.redlock.sentinel.master-user", "app",
+                "fencedlock.redlock.sentinel.master-password", "p@ss word");
+        RedlockSettings settings = redlock(config);
+        assertThat(settings.nodes()).isEmpty();
+        RedlockSettings.Sentinel sentinel = settings.sentinel().orElseThrow();
+        assertThat(sentinel.master()).isEqualTo("orders");
+        assertThat(sentinel.sentinels()).extracting(RedisNodeAddress::port).containsExactly(26379, 26380);
+        assertThat(sentinel.sentinels().get(0).tls()).isFalse();
+        assertThat(sentinel.sentinels().get(1).password()).contains("s3cret");
+        RedisNodeAddress dataNode = sentinel.dataNode("10.0.0.9", 6390);
+        assertThat(dataNode.host()).isEqualTo("10.0.0.9");
+        assertThat(dataNode.port()).isEqualTo(6390);
+        assertThat(dataNode.user()).contains("app");
+        assertThat(dataNode.password()).contains("p@ss word");
+        assertThat(dataNode.tls()).as("as the first Sentinel").isFalse();
+        assertThat(settings.toString()).doesNotContain("s3cret").doesNotContain("p@ss");
+        assertThat(config.toString()).doesNotContain("s3cret").doesNotContain("p@ss");
+    }
+
+    @Test
+    void sentinelModeAndIndependentNodesAreNotMixed() {
+        assertThatThrownBy(() -> fromPairs(
+                        "fencedlock.backend", "redlock",
+                        "fencedlock.redlock.nodes", "redis://a:6379",
+                        "fencedlock.redlock.sentinel.master", "orders",
+                        "fencedlock.redlock.sentinel.nodes", "a:26379"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(
+                        RedlockSettings.NODES + " and " + RedlockSettings.SENTINEL_MASTER + " are both set")
+                .hasMessageContaining("one mode at a time");
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "fencedlock.redlock.sentinel.master|orders|fencedlock.redlock.sentinel.nodes is not",
+                "fencedlock.redlock.sentinel.nodes|a:26379|fencedlock.redlock.sentinel.master is not",
+                "fencedlock.redlock.sentinel.master-password|x|fencedlock.redlock.sentinel.master is not",
+            })
+    void aSentinelKeyWithoutItsPartnerFailsWhenTheClientIsCreated(String key, String value, String expected) {
+        LockConfig config = fromPairs("fencedlock.backend", "redlock", key, value);
+        assertThatThrownBy(() -> LockClient.create(config))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(key)
+                .hasMessageContaining(expected);
     }
 }

@@ -248,8 +248,18 @@ public final class RedisServerProcess implements AutoCloseable {
     private boolean launch() {
         incarnation++;
         Path log = logFile();
-        List<String> command = new ArrayList<>(List.of(
-                options.executable,
+        List<String> command = new ArrayList<>(List.of(options.executable));
+        if (options.sentinelConfig != null) {
+            // Sentinel rewrites its config file, so it gets a fresh writable copy per incarnation
+            Path config = dir.resolve("sentinel-" + incarnation + ".conf");
+            try {
+                Files.writeString(config, options.sentinelConfig);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write " + config, e);
+            }
+            command.addAll(List.of(config.toString(), "--sentinel"));
+        }
+        command.addAll(List.of(
                 "--bind",
                 HOST,
                 "--save",
@@ -293,7 +303,7 @@ public final class RedisServerProcess implements AutoCloseable {
         long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
         while (System.nanoTime() - deadline < 0) {
             String text = read(log);
-            if (text.contains("Ready to accept connections")) {
+            if (text.contains(options.sentinelConfig == null ? "Ready to accept connections" : "Sentinel ID is")) {
                 return true;
             }
             if (!process.isAlive()) {
@@ -340,7 +350,8 @@ public final class RedisServerProcess implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "redis-server[" + HOST + ":" + port + (options.tls == null ? "" : " tls") + "]";
+        return (options.sentinelConfig == null ? "redis-server[" : "redis-sentinel[") + HOST + ":" + port
+                + (options.tls == null ? "" : " tls") + "]";
     }
 
     /** Options of a test server. Not thread-safe. */
@@ -350,6 +361,7 @@ public final class RedisServerProcess implements AutoCloseable {
         private String user;
         private String userPassword;
         private RedisTls tls;
+        private String sentinelConfig;
         private final List<String> extraArguments = new ArrayList<>();
 
         private Builder() {}
@@ -388,6 +400,19 @@ public final class RedisServerProcess implements AutoCloseable {
         /** Serves TLS only, with the certificate of {@code tls}; {@link #uri()} becomes {@code rediss://}. */
         public Builder tls(RedisTls tls) {
             this.tls = Objects.requireNonNull(tls, "tls");
+            return this;
+        }
+
+        /**
+         * Runs a Sentinel ({@code redis-server <config> --sentinel}) instead of a data node: it
+         * monitors {@code master} under {@code masterName}, agrees on a failure with {@code quorum}
+         * Sentinels, and calls the master down after {@code downAfter} without an answer. Failover
+         * timeout: 3 s. Not with {@link #tls}, {@link #password} or {@link #user}.
+         */
+        public Builder sentinel(String masterName, RedisServerProcess master, int quorum, Duration downAfter) {
+            this.sentinelConfig = "sentinel monitor " + masterName + " " + HOST + " " + master.port() + " " + quorum
+                    + "\nsentinel down-after-milliseconds " + masterName + " " + downAfter.toMillis()
+                    + "\nsentinel failover-timeout " + masterName + " 3000\n";
             return this;
         }
 
@@ -434,6 +459,7 @@ public final class RedisServerProcess implements AutoCloseable {
             copy.user = user;
             copy.userPassword = userPassword;
             copy.tls = tls;
+            copy.sentinelConfig = sentinelConfig;
             copy.extraArguments.addAll(extraArguments);
             return copy;
         }

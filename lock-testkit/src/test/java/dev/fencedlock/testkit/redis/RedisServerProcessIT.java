@@ -30,6 +30,24 @@ class RedisServerProcessIT {
     }
 
     @Test
+    void aSentinelMonitorsTheMasterItWasGivenAndDiesWithClose() {
+        try (RedisServerProcess master = RedisServerProcess.start()) {
+            RedisServerProcess sentinel = RedisServerProcess.builder()
+                    .sentinel("testkit-master", master, 1, Duration.ofSeconds(1))
+                    .start();
+            long pid;
+            try (sentinel) {
+                pid = sentinel.pid();
+                assertThat(sentinel.port()).isNotEqualTo(master.port()).isNotEqualTo(6379);
+                assertThat(sentinel.command("SENTINEL", "GET-MASTER-ADDR-BY-NAME", "testkit-master"))
+                        .isEqualTo(List.of("127.0.0.1", Integer.toString(master.port())));
+                assertThat(sentinel.toString()).startsWith("redis-sentinel[");
+            }
+            assertThat(ProcessHandle.of(pid)).isEmpty();
+        }
+    }
+
+    @Test
     void restartEmptyKeepsThePortAndLosesTheData() {
         try (RedisServerProcess server = RedisServerProcess.start()) {
             server.command("SET", "k", "v");

@@ -29,6 +29,7 @@ import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.SslOptions;
 import redis.clients.jedis.SslVerifyMode;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
@@ -69,6 +70,7 @@ final class JedisRedisNode implements RedisNode {
     private final JedisClientConfig config;
     private final MonotonicClock clock;
     private final NodePipeline pipeline;
+    private final ReplicaAck ack;
 
     /**
      * @param timeout connect timeout, socket timeout and the longest wait for one reply
@@ -77,6 +79,7 @@ final class JedisRedisNode implements RedisNode {
      * @param clock the clock {@link RedisInstance} times are read on
      * @param executor where connections are opened when none is idle
      * @param recordKeys the node's records of live leases, which batched extensions update
+     * @param ack the replica acknowledgement every grant needs ({@link ReplicaAck#NONE}: none)
      */
     JedisRedisNode(
             RedisNodeAddress address,
@@ -84,7 +87,9 @@ final class JedisRedisNode implements RedisNode {
             SslOptions tls,
             MonotonicClock clock,
             Executor executor,
-            byte[][] recordKeys) {
+            byte[][] recordKeys,
+            ReplicaAck ack) {
+        this.ack = ack;
         this.name = address.toString();
         this.timeoutNanos = timeout.toNanos();
         this.nodeTimeout = NodeTimeout.ofNanos(timeoutNanos);
@@ -166,7 +171,7 @@ final class JedisRedisNode implements RedisNode {
         }
         if (connection != null) {
             try {
-                connection.sendScript(script, keys, args);
+                write(connection, script, keys, args);
             } catch (JedisConnectionException e) {
                 giveBack(connection);
                 return retryOnFreshConnection(e, connection, script, keys, args);
@@ -274,6 +279,26 @@ final class JedisRedisNode implements RedisNode {
         }
     }
 
+    /** Reads the reply of the {@code WAIT} behind a refused call, so that the connection stays in step. */
+    private void skipWait(NodeConnection connection, Script script, long sentAt) {
+        if (ack.covers(script)) {
+            try {
+                connection.readReply(nodeTimeout.millisLeft(sentAt));
+            } catch (JedisDataException e) {
+                // WAIT refused too (a replica): read all the same
+            }
+        }
+    }
+
+    /** Writes the call, followed by {@code WAIT} when the grant needs acknowledging replicas. */
+    private void write(NodeConnection connection, Script script, byte[][] keys, byte[][] args) {
+        if (ack.covers(script)) {
+            connection.sendScriptAndWait(script, keys, args, ack);
+        } else {
+            connection.sendScript(script, keys, args);
+        }
+    }
+
     /** Reads the reply; on NOSCRIPT loads the script and repeats the call on the same connection. */
     private NodeReply readOn(NodeConnection connection, Script script, byte[][] keys, byte[][] args, long sentAt) {
         JedisConnectionException cut;
@@ -282,7 +307,18 @@ final class JedisRedisNode implements RedisNode {
             try {
                 value = connection.readReply(nodeTimeout.millisLeft(sentAt));
             } catch (JedisNoScriptException e) {
+                skipWait(connection, script, sentAt);
                 value = loadAndCall(connection, script, keys, args);
+            } catch (JedisDataException e) {
+                skipWait(connection, script, sentAt);
+                throw e;
+            }
+            if (ack.covers(script)) {
+                RuntimeException unacknowledged =
+                        ack.check(value, connection.readReply(nodeTimeout.millisLeft(sentAt)));
+                if (unacknowledged != null) {
+                    return NodeReply.failed(unacknowledged);
+                }
             }
             return NodeReply.of(value, connection.instance());
         } catch (JedisConnectionException e) {
@@ -305,7 +341,7 @@ final class JedisRedisNode implements RedisNode {
         try {
             connection.sendProbe();
             connection.sendScriptLoad(script);
-            connection.sendScript(script, keys, args);
+            write(connection, script, keys, args);
             connection.setSoTimeout(nodeTimeout.millis());
             connection.readProbe(clock);
             connection.readReply(nodeTimeout.millis());
@@ -333,7 +369,7 @@ final class JedisRedisNode implements RedisNode {
         NodeConnection fresh;
         try {
             fresh = borrow();
-            fresh.sendScript(script, keys, args);
+            write(fresh, script, keys, args);
         } catch (RuntimeException e) {
             return () -> NodeReply.failed(e instanceof JedisConnectionException c ? nodeTimeout.describe(c) : e);
         }
@@ -376,7 +412,7 @@ final class JedisRedisNode implements RedisNode {
                     return;
                 }
                 try {
-                    connection.sendScript(script, keys, args);
+                    write(connection, script, keys, args);
                 } catch (RuntimeException e) {
                     giveBack(connection);
                     throw e;

@@ -79,7 +79,8 @@ final class NodeConnection extends Connection {
                     Math.min(instance.startedAtNanos(), seen.startedAtNanos()),
                     instance.probedAtNanos(),
                     seen.evictionPolicy(),
-                    seen.persistsEveryWrite());
+                    seen.persistsEveryWrite(),
+                    seen.promoted());
         }
     }
 
@@ -122,6 +123,17 @@ final class NodeConnection extends Connection {
     /** Writes {@code EVALSHA} and flushes it to the socket. */
     void sendScript(Script script, byte[][] keys, byte[][] args) {
         sendCommand(evalsha(script, keys, args));
+        flush();
+    }
+
+    /**
+     * Writes {@code EVALSHA} and then {@code WAIT replicas timeoutMillis}, and flushes both: the
+     * second reply says how many replicas acknowledged every write of this connection so far, the
+     * script's included.
+     */
+    void sendScriptAndWait(Script script, byte[][] keys, byte[][] args, ReplicaAck ack) {
+        sendCommand(evalsha(script, keys, args));
+        sendCommand(ack.command());
         flush();
     }
 

@@ -83,10 +83,14 @@ final class NodeHealth {
             return null;
         }
         long leftMillis = (quarantineNanos - age + 999_999) / 1_000_000;
-        String state = (trusted.seenRestarting() ? "restarted" : "started")
-                + " (run_id " + trusted.instance().shortRunId() + ") "
-                + Math.max(0, age) / 1_000_000 + " ms before the attempt"
-                + (trusted.seenRestarting() ? "" : ", judged by its uptime (whole seconds)");
+        String state = trusted.instance().promoted()
+                ? "was promoted from a replica (run_id " + trusted.instance().shortRunId() + ") "
+                        + Math.max(0, age) / 1_000_000 + " ms before the attempt, as far as this client knows,"
+                        + " and may lack the old master's last grants"
+                : (trusted.seenRestarting() ? "restarted" : "started")
+                        + " (run_id " + trusted.instance().shortRunId() + ") "
+                        + Math.max(0, age) / 1_000_000 + " ms before the attempt"
+                        + (trusted.seenRestarting() ? "" : ", judged by its uptime (whole seconds)");
         warnOnce(trusted, state, leftMillis, quarantine);
         return new NodeQuarantinedException(
                 state + "; out of the quorum for another " + leftMillis + " ms of restart quarantine");

@@ -33,6 +33,11 @@ final class NodeReply {
     }
 
     /** The incarnation that answered; only for a successful reply. */
+    /** The same reply credited to {@code other}, a better-dated view of the same incarnation. */
+    NodeReply withInstance(RedisInstance other) {
+        return ok() ? new NodeReply(value, Objects.requireNonNull(other, "other"), null) : this;
+    }
+
     RedisInstance instance() {
         return instance;
     }

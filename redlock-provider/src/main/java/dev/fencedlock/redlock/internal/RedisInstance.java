@@ -21,9 +21,17 @@ import java.util.Objects;
  *     evicts or did not say
  * @param persistsEveryWrite whether the server said it fsyncs every write to its append-only file
  *     ({@link #withPersistence})
+ * @param promoted whether this master was promoted from a replica ({@code master_replid2} set), so
+ *     that its start is dated from the probe ({@link #fromInfo(String, String, long)}) unless {@link
+ *     #promotedBy} dates the promotion
  */
 record RedisInstance(
-        String runId, long startedAtNanos, long probedAtNanos, String evictionPolicy, boolean persistsEveryWrite) {
+        String runId,
+        long startedAtNanos,
+        long probedAtNanos,
+        String evictionPolicy,
+        boolean persistsEveryWrite,
+        boolean promoted) {
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
     private static final String NO_REPLICATION_ID = "0000000000000000000000000000000000000000";
 
@@ -34,6 +42,12 @@ record RedisInstance(
     /** An incarnation that never evicts keys and does not persist every write. */
     RedisInstance(String runId, long startedAtNanos, long probedAtNanos) {
         this(runId, startedAtNanos, probedAtNanos, null, false);
+    }
+
+    /** An incarnation that was not promoted from a replica. */
+    RedisInstance(
+            String runId, long startedAtNanos, long probedAtNanos, String evictionPolicy, boolean persistsEveryWrite) {
+        this(runId, startedAtNanos, probedAtNanos, evictionPolicy, persistsEveryWrite, false);
     }
 
     /** An incarnation that does not persist every write. */
@@ -55,7 +69,7 @@ record RedisInstance(
                 && "ok".equals(field(persistence, "aof_last_write_status"))
                 && "0".equals(field(persistence, "loading"))
                 && "always".equals(appendfsync);
-        return new RedisInstance(runId, startedAtNanos, probedAtNanos, evictionPolicy, every);
+        return new RedisInstance(runId, startedAtNanos, probedAtNanos, evictionPolicy, every, promoted);
     }
 
     /**
@@ -79,7 +93,22 @@ record RedisInstance(
                 promoted ? probedAtNanos : instance.startedAtNanos(),
                 probedAtNanos,
                 instance.evictionPolicy(),
-                false);
+                false,
+                promoted);
+    }
+
+    /**
+     * This promoted master with its promotion dated by someone who saw it: the start becomes {@code
+     * promotedAtNanos} when that is earlier than the probe. Only for a time no earlier than the
+     * promotion of this very incarnation (its replication id), such as the Sentinels' switch to it
+     * ({@link SentinelRedisNode}); an instance that was not promoted is returned unchanged, since
+     * its start is its process start, which no Sentinel dates.
+     */
+    RedisInstance promotedBy(long promotedAtNanos) {
+        if (!promoted || promotedAtNanos - startedAtNanos >= 0) {
+            return this;
+        }
+        return new RedisInstance(runId, promotedAtNanos, probedAtNanos, evictionPolicy, persistsEveryWrite, true);
     }
 
     /**

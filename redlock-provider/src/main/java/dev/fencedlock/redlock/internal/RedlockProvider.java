@@ -24,6 +24,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -66,29 +67,42 @@ public final class RedlockProvider implements LockProvider {
                 runtime.leaseTime(),
                 options.quarantineCoversLeases(),
                 config.trustPersistentNodes(),
-                addresses.size());
+                Math.max(1, addresses.size()));
         this.tokens = new FencingTokens(options.wallClockMillis());
-        this.executor = ioExecutor(addresses.size());
-        List<JedisRedisNode> jedisNodes = new ArrayList<>();
+        this.executor = ioExecutor(Math.max(1, addresses.size()));
+        List<RedisNode> allNodes = new ArrayList<>();
         List<NodeHealth> healths = new ArrayList<>();
-        for (RedisNodeAddress address : addresses) {
-            jedisNodes.add(new JedisRedisNode(
-                    address, config.nodeTimeout(), options.tls(), runtime.clock(), executor, recordKeys()));
-            healths.add(new NodeHealth(healths.size(), address.toString()));
-        }
-        this.nodes = List.copyOf(jedisNodes);
-        this.health = List.copyOf(healths);
         List<Supplier<Connection>> subscriberConnections = new ArrayList<>();
-        for (JedisRedisNode node : jedisNodes) {
+        List<Runnable> warmUps = new ArrayList<>();
+        ReplicaAck ack = new ReplicaAck(config.waitReplicas(), (int) Math.max(
+                1, Math.min(Integer.MAX_VALUE, config.waitReplicasTimeout().toMillis())));
+        Function<RedisNodeAddress, JedisRedisNode> connect = address -> new JedisRedisNode(
+                address, config.nodeTimeout(), options.tls(), runtime.clock(), executor, recordKeys(), ack);
+        if (config.sentinel().isPresent()) {
+            SentinelRedisNode node = new SentinelRedisNode(
+                    config.sentinel().get(), config.nodeTimeout(), options.tls(), connect, executor, runtime.clock());
+            allNodes.add(node);
             subscriberConnections.add(node::openDedicatedConnection);
+            warmUps.add(node::warmUp);
         }
+        for (RedisNodeAddress address : addresses) {
+            JedisRedisNode node = connect.apply(address);
+            allNodes.add(node);
+            subscriberConnections.add(node::openDedicatedConnection);
+            warmUps.add(node::warmUp);
+        }
+        for (RedisNode node : allNodes) {
+            healths.add(new NodeHealth(healths.size(), node.name()));
+        }
+        this.nodes = List.copyOf(allNodes);
+        this.health = List.copyOf(healths);
         handoff.listenWith(new ReleaseSubscriber(
                 keys,
-                jedisNodes.stream().map(JedisRedisNode::name).toList(),
+                nodes.stream().map(RedisNode::name).toList(),
                 subscriberConnections,
                 handoff,
                 runtime.scheduler()));
-        if (addresses.size() % 2 == 0) {
+        if (!addresses.isEmpty() && addresses.size() % 2 == 0) {
             log.warn(
                     "{} lists {} nodes: a quorum of {} tolerates {} failed node(s), no more than {} nodes would",
                     RedlockSettings.NODES,
@@ -97,13 +111,14 @@ public final class RedlockProvider implements LockProvider {
                     addresses.size() - Votes.quorum(addresses.size()),
                     addresses.size() - 1);
         }
-        warmUp(jedisNodes, config.nodeTimeout());
+        warmUp(warmUps, config.nodeTimeout());
     }
 
     /**
      * Connects to the nodes of {@code config} for the leases of {@code runtime}.
      *
-     * @throws IllegalArgumentException if {@code fencedlock.redlock.nodes} is missing, or a configured
+     * @throws IllegalArgumentException if neither {@code fencedlock.redlock.nodes} nor the Sentinel
+     *     keys are set, or a configured
      *     {@code fencedlock.redlock.restart-quarantine} is shorter than the lease time
      */
     public static RedlockProvider create(LockConfig config, LeaseRuntime runtime) {
@@ -112,10 +127,13 @@ public final class RedlockProvider implements LockProvider {
 
     static RedlockProvider create(LockConfig config, LeaseRuntime runtime, Options options) {
         Objects.requireNonNull(config, "config");
+        RedlockSettings.requireComplete(config.settings(RedlockProviderFactory.BACKEND));
         RedlockSettings settings = RedlockSettings.from(config.settings(RedlockProviderFactory.BACKEND));
-        if (settings.nodes().isEmpty()) {
+        if (settings.nodes().isEmpty() && settings.sentinel().isEmpty()) {
             throw new IllegalArgumentException(RedlockSettings.NODES
-                    + " is required for the redlock backend: comma-separated redis:// or rediss:// URIs");
+                    + " is required for the redlock backend: comma-separated redis:// or rediss:// URIs (or "
+                    + RedlockSettings.SENTINEL_MASTER + " and " + RedlockSettings.SENTINEL_NODES
+                    + " for one master found through Sentinel)");
         }
         settings.requireIndependentNodes();
         return new RedlockProvider(settings, runtime, options);
@@ -169,10 +187,10 @@ public final class RedlockProvider implements LockProvider {
      * tryAcquire(Duration.ZERO)} finds the pools warm and every node's incarnation known. Waits
      * briefly; an unreachable node is reported by the calls that need it.
      */
-    private void warmUp(List<JedisRedisNode> jedisNodes, Duration nodeTimeout) {
+    private void warmUp(List<Runnable> warmUps, Duration nodeTimeout) {
         List<CompletableFuture<Void>> opening = new ArrayList<>();
-        for (JedisRedisNode node : jedisNodes) {
-            opening.add(CompletableFuture.runAsync(node::warmUp, executor));
+        for (Runnable warmUp : warmUps) {
+            opening.add(CompletableFuture.runAsync(warmUp, executor));
         }
         long waitMillis = Math.max(2_000, 4 * nodeTimeout.toMillis());
         try {

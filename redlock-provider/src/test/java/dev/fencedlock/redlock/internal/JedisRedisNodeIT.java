@@ -55,7 +55,8 @@ class JedisRedisNodeIT {
             names.leaseExpiries().getBytes(StandardCharsets.UTF_8),
             names.leaseLengths().getBytes(StandardCharsets.UTF_8)
         };
-        JedisRedisNode node = new JedisRedisNode(address, Duration.ofSeconds(5), null, recording, executor, records);
+        JedisRedisNode node =
+                new JedisRedisNode(address, Duration.ofSeconds(5), null, recording, executor, records, ReplicaAck.NONE);
         try {
             node.warmUp();
             byte[][] keys = {names.lock("node:race").getBytes(StandardCharsets.UTF_8), records[0], records[1]};

@@ -25,6 +25,17 @@ class NodeHealthTest {
     }
 
     @Test
+    void aPromotedReplicaIsQuarantinedFromItsPromotionAndSaysSo() {
+        RedisInstance promoted = new RedisInstance("b/replid", 100 * S, 100 * S, null, false, true);
+        assertThat(health.exclusion(promoted, 105 * S, 105 * S, QUARANTINE))
+                .hasMessageStartingWith("was promoted from a replica (run_id b/replid) 5000 ms before the attempt")
+                .hasMessageContaining("another 25000 ms of restart quarantine");
+        assertThat(new NodeHealth(0, "sentinel").exclusion(promoted.promotedBy(60 * S), 105 * S, 105 * S, QUARANTINE))
+                .as("dated 45 s ago by a Sentinel")
+                .isNull();
+    }
+
+    @Test
     void anOldNodeCountsAtOnce() {
         RedisInstance old = new RedisInstance("a", 0, 100 * S);
         assertThat(health.exclusion(old, 100 * S, 100 * S, QUARANTINE)).isNull();

@@ -45,4 +45,27 @@ class RedisInstanceTest {
                 .isNull();
         assertThat(RedisInstance.fromInfo(INFO, 0).evictionPolicy()).isNull();
     }
+
+    @Test
+    void onlyAPromotedMasterTakesAPromotionDateAndNeverALaterOneThanItsProbe() {
+        String replication = "# Replication\r\nrole:master\r\nmaster_replid:"
+                + "4998c5684123d852e3e5817c7ec6548994c816e6\r\nmaster_replid2:";
+        RedisInstance promoted = RedisInstance.fromInfo(
+                INFO, replication + "d3d65560dce9f005686dfb7d537becd44910f5fb\r\n", 100_000_000_000L);
+        assertThat(promoted.promoted()).isTrue();
+        assertThat(promoted.startedAtNanos()).as("dated from the probe").isEqualTo(100_000_000_000L);
+        assertThat(promoted.promotedBy(70_000_000_000L).startedAtNanos()).isEqualTo(70_000_000_000L);
+        assertThat(promoted.promotedBy(70_000_000_000L).runId()).isEqualTo(promoted.runId());
+        assertThat(promoted.promotedBy(120_000_000_000L).startedAtNanos())
+                .as("a date after the probe moves nothing")
+                .isEqualTo(100_000_000_000L);
+        RedisInstance neverPromoted = RedisInstance.fromInfo(
+                INFO, replication + "0000000000000000000000000000000000000000\r\n", 100_000_000_000L);
+        assertThat(neverPromoted.promoted()).isFalse();
+        assertThat(neverPromoted.promotedBy(10_000_000_000L))
+                .as("a restarted master's start is its process start, whatever a Sentinel says")
+                .isSameAs(neverPromoted);
+        assertThat(promoted.withPersistence("aof_enabled:0\r\n", "no").promoted())
+                .isTrue();
+    }
 }
