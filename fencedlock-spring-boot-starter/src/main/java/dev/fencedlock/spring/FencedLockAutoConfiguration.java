@@ -5,6 +5,7 @@ import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockEventListener;
 import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.spring.health.FencedLockHealthIndicator;
+import dev.fencedlock.spring.internal.ApplicationDataSourceLocks;
 import dev.fencedlock.spring.internal.FencedLockSchemaInitializer;
 import dev.fencedlock.spring.internal.FencedTransactionManagers;
 import dev.fencedlock.spring.internal.LockEventListeners;
@@ -62,22 +63,33 @@ public class FencedLockAutoConfiguration {
     public static final int LOCKED_ADVISOR_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
 
     /**
-     * The client, from every {@code fencedlock.*} property; closed with the context.
+     * The client, from every {@code fencedlock.*} property; closed with the context. With {@code
+     * fencedlock.backend=jdbc} and no {@code fencedlock.jdbc.url}, the jdbc backend keeps its locks
+     * in the application's {@code DataSource} ({@link ApplicationDataSourceLocks}).
      *
-     * @throws IllegalArgumentException (failing start-up) naming the key of a missing, unknown or
-     *     bad setting
+     * @throws FencedLockStartupException (failing start-up) whose cause is the {@link
+     *     IllegalArgumentException} naming the key of a missing, unknown or bad setting
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public LockClient fencedLockClient(
             Environment environment,
             ObjectProvider<LockEventListener> listeners,
-            ObjectProvider<FencedLockSchemaInitializer> schema) {
+            ObjectProvider<FencedLockSchemaInitializer> schema,
+            ObjectProvider<DataSource> dataSource) {
         // the jdbc backend's lock table first
         schema.ifAvailable(initialized -> {});
-        List<LockEventListener> all = listeners.orderedStream().toList();
-        LockConfig config = SpringLockConfig.from(environment);
-        return all.isEmpty() ? LockClient.create(config) : LockClient.create(config, new LockEventListeners(all));
+        LockEventListener listener =
+                new LockEventListeners(listeners.orderedStream().toList());
+        try {
+            LockConfig config = SpringLockConfig.from(environment);
+            if (ApplicationDataSourceLocks.applies(config, environment)) {
+                return ApplicationDataSourceLocks.create(config, dataSource.getIfUnique(), listener);
+            }
+            return LockClient.create(config, listener);
+        } catch (IllegalArgumentException e) {
+            throw SpringLockConfig.startupFailure(e);
+        }
     }
 
     @Bean
@@ -158,7 +170,12 @@ public class FencedLockAutoConfiguration {
     static class ProtectedTables {
         @Bean
         HibernatePropertiesCustomizer fencedLockProtectedTables(Environment environment) {
-            String mode = ProtectedTablesMode.resolve(environment);
+            String mode;
+            try {
+                mode = ProtectedTablesMode.resolve(environment);
+            } catch (IllegalArgumentException e) {
+                throw SpringLockConfig.startupFailure(e);
+            }
             return properties -> properties.putIfAbsent(ProtectedTablesMode.HIBERNATE_SETTING, mode);
         }
     }

@@ -35,7 +35,14 @@ import java.lang.annotation.Target;
  *
  * <p>A refused write surfaces as {@link FencedWriteRefusedException}, an {@link
  * org.springframework.dao.OptimisticLockingFailureException}. A lock that stays taken for the whole
- * wait throws {@link dev.fencedlock.LockTimeoutException}; nothing runs.
+ * wait throws {@link dev.fencedlock.LockTimeoutException}; nothing runs. With {@link #whenTaken()}
+ * {@link WhenTaken#SKIP} the call is skipped instead, ShedLock's "run only if free":
+ *
+ * <pre>{@code
+ * @Scheduled(fixedDelay = 60_000)
+ * @Locked(value = "'nightly-report'", waitTime = "0s", whenTaken = WhenTaken.SKIP)
+ * public void report() { ... }          // on one instance at a time; the others skip this round
+ * }</pre>
  *
  * <p>The method must not be called inside an already active transaction: the lock would then be
  * taken after the transaction began, and released before it commits. Such a call fails with {@link
@@ -79,4 +86,25 @@ public @interface Locked {
      * lease of {@code fencedlock.lease-time}.
      */
     String leaseTime() default "";
+
+    /**
+     * What a call does when the lock stays taken for the whole {@link #waitTime()}. Default {@link
+     * WhenTaken#FAIL}.
+     */
+    WhenTaken whenTaken() default WhenTaken.FAIL;
+
+    /** What a {@link Locked} call does when it cannot get the lock within its wait. */
+    enum WhenTaken {
+        /** Throws {@link dev.fencedlock.LockTimeoutException}; the method does not run. */
+        FAIL,
+        /**
+         * Skips the call: the method does not run and the caller gets {@code Optional.empty()} from a
+         * method returning {@link java.util.Optional}, {@code null} from one returning another object
+         * type, nothing from a {@code void} one. A method returning a primitive cannot say "skipped"
+         * and is refused at its first call ({@link IllegalArgumentException}). Skips are logged at
+         * DEBUG and counted by {@code fencedlock.acquire} with outcome {@code not_acquired}. Failures other than a taken lock (a backend that cannot answer, {@link
+         * dev.fencedlock.LockUnavailableException}) still throw.
+         */
+        SKIP
+    }
 }

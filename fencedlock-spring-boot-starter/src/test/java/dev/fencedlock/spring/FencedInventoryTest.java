@@ -165,12 +165,26 @@ abstract class FencedInventoryTest {
         try (Lease outer = client.lock("outer").acquire(Duration.ofSeconds(5))) {
             assertThatThrownBy(() -> fencedTransactions.run(outer, status -> inventory.order("sku-inner", "w")))
                     .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("inside an active transaction");
+                    .hasMessageContaining("inside an active transaction")
+                    .as("an unnamed transaction is described, not printed as null")
+                    .hasMessageNotContaining("null");
         }
         assertThat(items.findById("sku-inner").orElseThrow().quantity()).isEqualTo(5);
         assertThat(client.lock("inventory:sku-inner").tryAcquire(Duration.ZERO))
                 .as("the inner call never took the lock")
                 .hasValueSatisfying(Lease::close);
+    }
+
+    /** A fenced entity saved with no lock: the advice names the starter's ways, not fencing-jpa's own. */
+    @Test
+    void aFencedEntityWrittenWithoutALockIsToldAboutLocked() {
+        assertThatThrownBy(() -> items.save(new Item("sku-unlocked", 1)))
+                .rootCause()
+                .hasMessageContaining("No lease is bound")
+                .hasMessageContaining("@Locked")
+                .hasMessageContaining("FencedTransactions")
+                .hasMessageNotContaining("Fencing.bind");
+        assertThat(items.findById("sku-unlocked")).isEmpty();
     }
 
     @Test

@@ -121,15 +121,20 @@ class FencedLockSchemaTest {
     }
 
     @Test
-    void embeddedLeavesAServerDatabaseAloneAndAlwaysCreatesItThere() {
+    void embeddedLeavesAServerDatabaseAloneFailingTheStartAndAlwaysCreatesItThere() {
         try (TestDatabase database = TestDatabase.create(TestDatabase.Kind.POSTGRESQL)) {
             ApplicationContextRunner
                     onPostgres = // the context closes its data sources; the database's pool outlives both runs
                     runner.withBean(DataSource.class, () -> new DelegatingDataSource(database.dataSource()));
             onPostgres.run(context -> {
-                assertThat(context).hasNotFailed();
+                assertThat(context)
+                        .as(
+                                "embedded is the default, PostgreSQL is not embedded, and the missing table fails the start")
+                        .getFailure()
+                        .rootCause()
+                        .isInstanceOf(FencedLockStartupException.class)
+                        .hasMessageContaining("fencedlock_fence");
                 assertThat(tableExists(database.dataSource(), "fencedlock_fence"))
-                        .as("embedded is the default, and PostgreSQL is not embedded")
                         .isFalse();
             });
             onPostgres

@@ -34,8 +34,7 @@ class ProtectedTablesPropertyTest {
     @Test
     void theDefaultDoesNotDependOnTheDatabase() {
         runner.run(context -> assertThat(setting(context)).isEqualTo("warn"));
-        runner.withPropertyValues(
-                        POSTGRES, "spring.datasource.username=postgres", "fencedlock.initialize-schema=embedded")
+        runner.withPropertyValues(POSTGRES, "spring.datasource.username=postgres")
                 .run(context -> assertThat(setting(context)).isEqualTo("warn"));
     }
 

@@ -491,7 +491,8 @@ public final class FenceGuard {
         return new SQLSyntaxErrorException(
                 "The fence table " + table + " is missing: add classpath:db/fencedlock/migration to Flyway's "
                         + "locations, or run its V1__fencedlock_fence.sql by hand (Spring Boot: the starter creates"
-                        + " it unless fencedlock.initialize-schema=never) (" + e.getMessage() + ")",
+                        + " it at start-up only in an embedded database, or in any with"
+                        + " fencedlock.initialize-schema=always) (" + e.getMessage() + ")",
                 state,
                 e.getErrorCode(),
                 e);

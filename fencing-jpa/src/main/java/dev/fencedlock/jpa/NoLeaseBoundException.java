@@ -1,11 +1,13 @@
 package dev.fencedlock.jpa;
 
 import jakarta.persistence.PersistenceException;
+import java.util.ServiceLoader;
 
 /**
  * A fenced entity or table was written on a thread with no lease bound: there is no token to stamp
  * and no fence guard ran, so the write is refused. Bind the lease with {@link Fencing#bind} before
- * the transaction begins (or use {@link Fencing#inTransaction}). This is a programming error, not a
+ * the transaction begins (or use {@link Fencing#inTransaction}; an integration may name its own way,
+ * {@link NoLeaseAdvice}). This is a programming error, not a
  * lost race: it is not an {@link jakarta.persistence.OptimisticLockException} and retrying will not
  * help. The persistence provider marks the transaction for rollback.
  */
@@ -14,8 +16,16 @@ public class NoLeaseBoundException extends PersistenceException {
 
     /** @param write what was refused, for example "update of fenced entity x.Item" */
     public NoLeaseBoundException(String write) {
-        super(
-                "No lease is bound to thread '" + Thread.currentThread().getName() + "' for the " + write
-                        + "; bind it with Fencing.bind(lease) before the transaction begins, or use Fencing.inTransaction(...)");
+        super("No lease is bound to thread '" + Thread.currentThread().getName() + "' for the " + write + "; "
+                + Advice.TEXT);
+    }
+
+    /** The advice of the first {@link NoLeaseAdvice} on the class path, else fencing-jpa's own. */
+    private static final class Advice {
+        static final String TEXT = ServiceLoader.load(NoLeaseAdvice.class, NoLeaseAdvice.class.getClassLoader())
+                .findFirst()
+                .map(NoLeaseAdvice::advice)
+                .orElse("bind it with Fencing.bind(lease) before the transaction begins, or use"
+                        + " Fencing.inTransaction(...)");
     }
 }

@@ -2,6 +2,7 @@ package dev.fencedlock.jdbcprovider;
 
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.LockEventListener;
 import dev.fencedlock.jdbcprovider.internal.JdbcLockProvider;
 import dev.fencedlock.spi.LeaseRuntime;
 import dev.fencedlock.spi.LockClients;
@@ -37,6 +38,17 @@ public final class JdbcLocks {
                 .dataSource(dataSource)
                 .build();
         return create(config, settings);
+    }
+
+    /**
+     * As {@link #create(LockConfig, DataSource)}, reporting to {@code listener} (metrics, logs); for
+     * the Spring starter, whose jdbc backend uses the application's data source.
+     */
+    public static LockClient create(LockConfig config, DataSource dataSource, LockEventListener listener) {
+        JdbcLockSettings settings = JdbcLockSettings.builder(config.settings(JdbcProviderFactory.BACKEND))
+                .dataSource(dataSource)
+                .build();
+        return LockClients.create(config, listener, runtime -> provider(settings, runtime));
     }
 
     /**

@@ -22,6 +22,10 @@ public final class ActiveLease {
     private boolean jpaSuspended;
     private boolean beginning;
     private FencedWriteRefusedException refusedAtCommit;
+    /** Of the open (or last) transaction: whether its commit was sent, and what failed before it. */
+    private boolean commitSent;
+
+    private RuntimeException commitFailure;
 
     private ActiveLease(Lease lease) {
         this.lease = lease;
@@ -91,6 +95,26 @@ public final class ActiveLease {
 
     void transactionOpened() {
         transactionOpen = true;
+        commitSent = false;
+        commitFailure = null;
+    }
+
+    /** Whether the open (or last) transaction passed its lease check and went on to commit. */
+    boolean commitSent() {
+        return commitSent;
+    }
+
+    void commitSent(boolean sent) {
+        commitSent = sent;
+    }
+
+    /** What failed the open (or last) transaction's flush before its commit, if anything. */
+    Optional<RuntimeException> commitFailure() {
+        return Optional.ofNullable(commitFailure);
+    }
+
+    void commitFailure(RuntimeException failure) {
+        commitFailure = failure;
     }
 
     void transactionCompleted() {

@@ -31,8 +31,13 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *       JdbcTemplate} share);
  *   <li>a refusal, or any failure of the guard, rolls the transaction back at once and is thrown
  *       from the transaction's begin, so the method body never runs;
+ *   <li>the guard also bounds how long the transaction may sit idle (the lease's remaining time plus
+ *       a grace; PostgreSQL with the guard's statement, MariaDB with {@link FenceGuard#limitIdle},
+ *       given back after the transaction), so the database ends a holder that stalls inside it;
  *   <li>before commit, the transaction is flushed and the lease must still be valid ({@link
- *       LeaseCommitCheck}).
+ *       LeaseCommitCheck});
+ *   <li>a rollback that fails because the database had ended the transaction is rethrown as the
+ *       refusal it stands for ({@link #afterRollback}).
  * </ol>
  *
  * <p>Only new, read-write transactions are fenced: a joined or nested (savepoint) transaction is
@@ -129,16 +134,57 @@ public final class FenceGuardListener implements TransactionExecutionListener {
                             + " exposes no JDBC DataSource, so its transactions cannot be fenced for lock '"
                             + lease.lockName() + "'"));
         }
-        enter(transaction, lease);
+        Connection connection = enter(transaction, lease);
         active.transactionOpened();
         TransactionSynchronizationManager.registerSynchronization(
-                new LeaseCommitCheck(active, (TransactionStatus) transaction));
+                new LeaseCommitCheck(active, (TransactionStatus) transaction, guard, connection));
     }
 
-    private void enter(TransactionExecution transaction, Lease lease) {
+    /**
+     * A fenced transaction whose rollback failed because the database had already ended it (its
+     * holder stalled past the lease and the guard's idle bound): throws the refusal that this is
+     * ({@link EndedTransactions}), or the lease check's refusal when that is what was rolled back,
+     * instead of the rollback's failure, the failure as its cause. Spring calls this while it
+     * rethrows the rollback's failure, so the caller gets the refusal whichever way it began the
+     * transaction ({@code @Locked}, {@code FencedTransactions}, a lease bound with {@code
+     * CurrentLease.bind}).
+     */
+    @Override
+    public void afterRollback(TransactionExecution transaction, Throwable rollbackFailure) {
+        if (rollbackFailure == null || !transaction.isNewTransaction() || transaction.isReadOnly()) {
+            return;
+        }
+        Optional<ActiveLease> current = ActiveLease.current();
+        if (current.isEmpty()) {
+            return;
+        }
+        ActiveLease active = current.get();
+        Optional<FencedWriteRefusedException> refusal = EndedTransactions.afterFailedRollback(active, rollbackFailure);
+        if (refusal.isEmpty() && active.refusalAtCommit().isPresent()) {
+            FencedWriteRefusedException atCommit = active.refusalAtCommit().get();
+            refusal = Optional.of(new FencedWriteRefusedException(
+                    atCommit.getMessage() + " (the rollback failed too: " + rollbackFailure.getMessage() + ")",
+                    atCommit.lockName(),
+                    atCommit.staleToken(),
+                    null,
+                    rollbackFailure));
+        }
+        if (refusal.isPresent()) {
+            throw refusal.get();
+        }
+    }
+
+    /**
+     * Runs the guard on the transaction's connection and bounds how long the transaction may sit
+     * idle (MariaDB; PostgreSQL's bound comes with the guard), so that the database ends a stalled
+     * holder's transaction and frees the fence row.
+     */
+    private Connection enter(TransactionExecution transaction, Lease lease) {
         Connection connection = DataSourceUtils.getConnection(dataSource);
         try {
             guard.enter(connection, lease);
+            guard.limitIdle(connection, lease);
+            return connection;
         } catch (StaleTokenException refused) {
             throw abandon(transaction, refusal(refused));
         } catch (SQLException failure) {

@@ -1,7 +1,12 @@
 package dev.fencedlock.spring.internal;
 
 import dev.fencedlock.Lease;
+import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.spring.FencedWriteRefusedException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -17,12 +22,18 @@ import org.springframework.transaction.support.TransactionSynchronization;
  * waits for this one at its guard, and this one's writes were ordered before it.
  */
 final class LeaseCommitCheck implements TransactionSynchronization {
+    private static final Logger LOG = LoggerFactory.getLogger(LeaseCommitCheck.class);
+
     private final ActiveLease active;
     private final TransactionStatus status;
+    private final FenceGuard guard;
+    private final Connection connection;
 
-    LeaseCommitCheck(ActiveLease active, TransactionStatus status) {
+    LeaseCommitCheck(ActiveLease active, TransactionStatus status, FenceGuard guard, Connection connection) {
         this.active = active;
         this.status = status;
+        this.guard = guard;
+        this.connection = connection;
     }
 
     @Override
@@ -31,9 +42,24 @@ final class LeaseCommitCheck implements TransactionSynchronization {
         return Ordered.LOWEST_PRECEDENCE;
     }
 
+    /**
+     * Checks the lease before the flush too: a holder that stalled past it is refused without
+     * sending its writes to a session the database may already have ended.
+     */
     @Override
     public void beforeCommit(boolean readOnly) {
-        status.flush();
+        requireValid();
+        try {
+            status.flush();
+        } catch (RuntimeException failure) {
+            active.commitFailure(failure);
+            throw failure;
+        }
+        requireValid();
+        active.commitSent(true);
+    }
+
+    private void requireValid() {
         Lease lease = active.lease();
         if (!lease.isValid()) {
             FencedWriteRefusedException refusal = new FencedWriteRefusedException(
@@ -48,8 +74,18 @@ final class LeaseCommitCheck implements TransactionSynchronization {
         }
     }
 
+    /** Gives the session back what the guard bounded for this transaction (MariaDB's idle timeout). */
     @Override
     public void afterCompletion(int completionStatus) {
         active.transactionCompleted();
+        try {
+            guard.afterCompletion(connection);
+        } catch (SQLException | RuntimeException e) {
+            // a connection the server closed has nothing to give back; a pool drops a broken one
+            LOG.debug(
+                    "Could not restore the session after the fenced transaction of lock '{}'",
+                    active.lease().lockName(),
+                    e);
+        }
     }
 }

@@ -27,9 +27,10 @@ public final class LockedExecution {
      */
     public static void requireNoTransaction(String what) {
         if (TransactionSynchronizationManager.isActualTransactionActive()) {
-            throw new IllegalStateException(what + " was called inside an active transaction ("
-                    + TransactionSynchronizationManager.getCurrentTransactionName()
-                    + "); the lock must be taken before the transaction begins and released after it"
+            String name = TransactionSynchronizationManager.getCurrentTransactionName();
+            throw new IllegalStateException(what + " was called inside an active transaction"
+                    + (name == null ? " (one without a name, e.g. begun by a TransactionTemplate)" : " (" + name + ")")
+                    + "; the lock must be taken before the transaction begins and released after it"
                     + " completes, so call it from outside the transaction");
         }
     }
@@ -41,6 +42,9 @@ public final class LockedExecution {
             return work.run();
         } catch (Throwable failure) {
             Optional<FencedWriteRefusedException> refusal = Refusals.find(failure);
+            if (refusal.isEmpty()) {
+                refusal = EndedTransactions.refusal(active, failure);
+            }
             if (refusal.isEmpty()) {
                 refusal = active.refusalAtCommit();
                 refusal.ifPresent(refused -> refused.addSuppressed(failure));

@@ -5,11 +5,15 @@ import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.spring.Locked;
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.dao.CannotAcquireLockException;
@@ -21,6 +25,8 @@ import org.springframework.expression.BeanResolver;
  * releases after the call, that is after the transaction completed. Thread-safe.
  */
 public final class LockedInterceptor implements MethodInterceptor {
+    private static final Logger LOG = LoggerFactory.getLogger(LockedInterceptor.class);
+
     private final Supplier<LockClient> client;
     private final Supplier<LockedExecution> execution;
     private final BeanResolver beans;
@@ -46,16 +52,26 @@ public final class LockedInterceptor implements MethodInterceptor {
         LockedMethod locked = methods.computeIfAbsent(method, LockedInterceptor::parse);
         LockedExecution.requireNoTransaction(locked.description());
         String name = locked.lockName(target, invocation.getArguments(), beans);
-        try (Lease lease = acquire(client.get().lock(name), locked)) {
+        FencedLock lock = client.get().lock(name);
+        Optional<Lease> acquired = acquire(lock, locked);
+        if (acquired.isEmpty()) {
+            LOG.debug("{}: lock '{}' stayed taken for {}; call skipped", locked.description(), name, locked.waitTime());
+            return locked.skippedResult();
+        }
+        try (Lease lease = acquired.get()) {
             return execution.get().run(lease, invocation::proceed);
         }
     }
 
-    private static Lease acquire(FencedLock lock, LockedMethod locked) {
+    /** The lease; empty when the lock stayed taken and the method skips then, else that throws. */
+    private static Optional<Lease> acquire(FencedLock lock, LockedMethod locked) {
+        Duration wait = locked.waitTime();
+        Optional<Duration> leaseTime = locked.leaseTime();
         try {
-            return locked.leaseTime().isPresent()
-                    ? lock.acquire(locked.waitTime(), locked.leaseTime().get())
-                    : lock.acquire(locked.waitTime());
+            if (locked.skipWhenTaken()) {
+                return leaseTime.isPresent() ? lock.tryAcquire(wait, leaseTime.get()) : lock.tryAcquire(wait);
+            }
+            return Optional.of(leaseTime.isPresent() ? lock.acquire(wait, leaseTime.get()) : lock.acquire(wait));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CannotAcquireLockException(

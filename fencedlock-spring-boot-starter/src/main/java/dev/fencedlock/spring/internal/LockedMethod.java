@@ -36,21 +36,29 @@ final class LockedMethod {
     private final Expression lockName;
     private final Duration waitTime;
     private final Duration leaseTime;
+    private final boolean skipWhenTaken;
 
     private LockedMethod(
-            Method method, String description, Expression lockName, Duration waitTime, Duration leaseTime) {
+            Method method,
+            String description,
+            Expression lockName,
+            Duration waitTime,
+            Duration leaseTime,
+            boolean skipWhenTaken) {
         this.method = method;
         this.description = description;
         this.lockName = lockName;
         this.waitTime = waitTime;
         this.leaseTime = leaseTime;
+        this.skipWhenTaken = skipWhenTaken;
     }
 
     /**
      * Parses {@code locked} as found on {@code method}.
      *
      * @throws IllegalArgumentException naming the method and attribute for an expression or a
-     *     duration that cannot be read, or a negative wait or non-positive lease
+     *     duration that cannot be read, a negative wait or non-positive lease, or {@code whenTaken =
+     *     SKIP} on a method returning a primitive
      */
     static LockedMethod parse(Method method, Locked locked) {
         String description = "@Locked on " + method.getDeclaringClass().getName() + "." + method.getName();
@@ -75,7 +83,13 @@ final class LockedMethod {
                         description + ": leaseTime must be positive, got " + locked.leaseTime());
             }
         }
-        return new LockedMethod(method, description, expression, wait, lease);
+        boolean skip = locked.whenTaken() == Locked.WhenTaken.SKIP;
+        if (skip && method.getReturnType().isPrimitive() && method.getReturnType() != void.class) {
+            throw new IllegalArgumentException(description + ": whenTaken = SKIP needs a method that returns void,"
+                    + " Optional or an object type (a skipped call returns nothing, Optional.empty() or null); "
+                    + method.getName() + " returns " + method.getReturnType().getName());
+        }
+        return new LockedMethod(method, description, expression, wait, lease, skip);
     }
 
     /**
@@ -132,6 +146,16 @@ final class LockedMethod {
 
     Duration waitTime() {
         return waitTime;
+    }
+
+    /** Whether a call skips, rather than fails, when the lock stays taken. */
+    boolean skipWhenTaken() {
+        return skipWhenTaken;
+    }
+
+    /** What a skipped call returns: {@code Optional.empty()} for an {@code Optional} method, else null. */
+    Object skippedResult() {
+        return method.getReturnType() == Optional.class ? Optional.empty() : null;
     }
 
     /** The fixed lease length; empty for an auto-renewing lease. */

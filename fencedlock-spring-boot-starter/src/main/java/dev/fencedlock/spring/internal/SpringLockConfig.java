@@ -1,6 +1,7 @@
 package dev.fencedlock.spring.internal;
 
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.spring.FencedLockStartupException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +53,30 @@ public final class SpringLockConfig {
     public static LockConfig from(Environment environment) {
         Map<String, String> properties = properties(environment);
         STARTER_KEYS.forEach(properties::remove);
-        return LockConfig.fromMap(properties);
+        try {
+            return LockConfig.fromMap(properties);
+        } catch (IllegalArgumentException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith("Unknown configuration key")) {
+                // the library lists its own keys and its providers'; the starter's are known here too
+                throw new IllegalArgumentException(
+                        e.getMessage() + "; the Spring starter's own keys are " + STARTER_KEYS, e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * A bad setting found while the context starts, as the failure Spring Boot reports with an
+     * action ({@link FencedLockStartupException}); {@code failure}, naming the key, is its cause.
+     */
+    public static FencedLockStartupException startupFailure(IllegalArgumentException failure) {
+        return new FencedLockStartupException(
+                failure.getMessage(),
+                "Correct or remove the fencedlock.* setting named above, wherever it is set (application"
+                        + " properties or YAML, a profile, a command-line argument, a system property or an environment"
+                        + " variable). The library's keys are in the README's configuration table, the starter's "
+                        + STARTER_KEYS + " in docs/spring.md.",
+                failure);
     }
 
     /** The {@code fencedlock.*} properties, full keys, as the library spells them. */

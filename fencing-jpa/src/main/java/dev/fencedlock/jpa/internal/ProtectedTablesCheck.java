@@ -120,7 +120,8 @@ final class ProtectedTablesCheck implements SessionFactoryObserver {
                 + " fenced transaction (other applications, ad-hoc SQL, native SQL fencing-jpa cannot read). Protect"
                 + " them with a migration (" + calls
                 + " on PostgreSQL, the same with FENCEDLOCK_PROTECT on H2) or, on any of them and MariaDB/MySQL,"
-                + " FencedTables.protect(dataSource, " + names + "); or set " + FencingSettings.PROTECTED_TABLES
-                + " to protect (a schema Hibernate creates), warn or off";
+                + " FencedTables.protect(dataSource, " + names + "); or set the Hibernate setting "
+                + FencingSettings.PROTECTED_TABLES + " (with the Spring Boot starter, fencedlock.protected-tables in"
+                + " application properties) to protect (a schema Hibernate creates), warn or off";
     }
 }

@@ -3,6 +3,9 @@ package dev.fencedlock.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencedlock.Lease;
+import dev.fencedlock.LockClient;
+import dev.fencedlock.spring.app.ServerSessions;
 import dev.fencedlock.testkit.await.Await;
 import dev.fencedlock.testkit.db.TestDatabase;
 import java.time.Duration;
@@ -12,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -23,14 +27,26 @@ import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfigu
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * On MariaDB, which has no protected tables, a {@code @Locked} method without a transaction cannot
- * write in autocommit: a holder stalled past its lease while a newer holder writes never lands its
- * write.
+ * The starter on MariaDB:
+ *
+ * <ul>
+ *   <li>MariaDB has no protected tables, yet a {@code @Locked} method without a transaction cannot
+ *       write in autocommit: a holder stalled past its lease while a newer holder writes never lands
+ *       its write;
+ *   <li>the starter bounds how long a fenced transaction may sit idle ({@code
+ *       idle_transaction_timeout}, the lease's remaining time plus the grace), so the server closes
+ *       the connection of a holder stalled past it, which frees the fence row; the holder, when it
+ *       wakes, gets the documented {@link FencedWriteRefusedException}, the database's error in its
+ *       cause chain, and a pooled connection afterwards carries no bound.
+ * </ul>
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-class UnfencedConnectionMariaDbTest {
+class MariaDbStarterTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
                     DataSourceTransactionManagerAutoConfiguration.class,
@@ -75,6 +91,44 @@ class UnfencedConnectionMariaDbTest {
         });
     }
 
+    @Test
+    void aHolderWhoseConnectionTheServerClosedGetsTheRefusal() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed();
+            JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+            Writer writer = context.getBean(Writer.class);
+            jdbc.update("create table stalled_counter (name varchar(64) primary key, amount bigint not null)");
+            jdbc.update("insert into stalled_counter values ('c', 1)");
+
+            assertEndedRefusal(writer::writeThenStall);
+            assertEndedRefusal(writer::stallThenWrite);
+
+            TransactionTemplate transactions =
+                    new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+            try (Lease lease = context.getBean(LockClient.class)
+                            .lock("stalled:c")
+                            .acquire(Duration.ofSeconds(5), Duration.ofSeconds(1));
+                    CurrentLease.Binding binding = CurrentLease.bind(lease)) {
+                assertEndedRefusal(() -> transactions.executeWithoutResult(status -> {
+                    jdbc.update("update stalled_counter set amount = 77 where name = 'c'");
+                    writer.awaitEnded();
+                }));
+            }
+
+            assertThat(jdbc.queryForObject("select amount from stalled_counter where name = 'c'", Long.class))
+                    .as("nothing of the stalled holders landed")
+                    .isEqualTo(1);
+            writer.write(5);
+            assertThat(jdbc.queryForObject("select @@session.idle_transaction_timeout", Long.class))
+                    .as("a pooled connection after a fenced transaction has no idle bound left")
+                    .isZero();
+        });
+    }
+
+    private static void assertEndedRefusal(ThrowingCallable call) {
+        FencedInventoryPostgresTest.assertEndedRefusal(call, "stalled:c", true);
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class App {
         @Bean(destroyMethod = "close")
@@ -93,10 +147,16 @@ class UnfencedConnectionMariaDbTest {
         }
     }
 
-    /** A locked method with no transaction of its own. */
+    /**
+     * A locked method with no transaction of its own, and holders on a fixed lease of one second
+     * that stall until the server ended their transaction.
+     */
     static class Writer {
         @Autowired
         JdbcTemplate jdbc;
+
+        @Autowired
+        DataSource dataSource;
 
         @Locked(value = "'starter:c'", leaseTime = "300ms")
         public void writeAfterLeaseRanOut(long value, CountDownLatch newerWrote) throws InterruptedException {
@@ -104,6 +164,34 @@ class UnfencedConnectionMariaDbTest {
             Await.until("lease expired", Duration.ofSeconds(30), () -> !lease.isValid());
             newerWrote.await();
             jdbc.update("update starter_counter set amount = ? where name = 'c'", value);
+        }
+
+        @Locked(value = "'stalled:c'", leaseTime = "1s")
+        @Transactional
+        public void writeThenStall() {
+            jdbc.update("update stalled_counter set amount = 99 where name = 'c'");
+            awaitEnded();
+        }
+
+        @Locked(value = "'stalled:c'", leaseTime = "1s")
+        @Transactional
+        public void stallThenWrite() {
+            awaitEnded();
+            jdbc.update("update stalled_counter set amount = 98 where name = 'c'");
+        }
+
+        @Locked(value = "'stalled:c'")
+        @Transactional
+        public void write(long value) {
+            jdbc.update("update stalled_counter set amount = ? where name = 'c'", value);
+        }
+
+        void awaitEnded() {
+            try {
+                ServerSessions.awaitEnded(jdbc, dataSource);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
         }
     }
 }
