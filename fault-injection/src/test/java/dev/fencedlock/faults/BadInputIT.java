@@ -98,7 +98,11 @@ class BadInputIT {
                 setting("drift too large", RedlockSettings.DRIFT_FACTOR, "0.7", "[0, 0.5)"),
                 setting("drift not a number", RedlockSettings.DRIFT_FACTOR, "one percent", "not a number"),
                 setting("empty retry delay", RedlockSettings.RETRY_DELAY, "", RedlockSettings.RETRY_DELAY),
-                setting("zero quarantine", RedlockSettings.RESTART_QUARANTINE, "0s", "must be positive"),
+                setting(
+                        "negative quarantine",
+                        RedlockSettings.RESTART_QUARANTINE,
+                        "-1s",
+                        RedlockSettings.RESTART_QUARANTINE + " has '-1s'"),
                 setting("zero hold cap", LockConfig.MAX_HOLD_TIME, "0s", "must be positive"),
                 config("zookeeper without connect", Map.of(LockConfig.BACKEND, "zookeeper"), ZooKeeperSettings.CONNECT),
                 zk("connect with a space", ZooKeeperSettings.CONNECT, "zk1:2181, zk2:2181", "whitespace"),
