@@ -68,7 +68,10 @@ public interface LockClient extends AutoCloseable {
     /**
      * What the backends say about themselves now, without taking a lock: the configured backend
      * first, then the {@code fencedlock.fallback} backend if one is configured. Returns within about
-     * one node timeout of each backend.
+     * one node timeout of each backend. A backend this client keeps from granting although it
+     * answers is reported {@link BackendStatus.State#DOWN} (its nodes as they are): with the default
+     * {@code fencedlock.fallback-takeover=wait-out}, the fallback until it takes over, and both
+     * while the client waits out the fallback's leases before returning to the primary.
      *
      * @throws IllegalStateException if the client is closed
      */

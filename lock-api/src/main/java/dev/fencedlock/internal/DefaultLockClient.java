@@ -132,7 +132,16 @@ public final class DefaultLockClient implements LockClient {
         BackendStatus primaryStatus = primary.status();
         return failover == null
                 ? List.of(primaryStatus)
-                : List.of(primaryStatus, failover.fallback().status());
+                : List.of(
+                        withheld(primaryStatus, true),
+                        withheld(failover.fallback().status(), false));
+    }
+
+    /** {@code status} as DOWN, its nodes as they are, while the failover keeps that backend from granting. */
+    private BackendStatus withheld(BackendStatus status, boolean ofPrimary) {
+        return failover.withholds(ofPrimary)
+                ? new BackendStatus(status.backend(), BackendStatus.State.DOWN, status.nodes())
+                : status;
     }
 
     @Override

@@ -243,6 +243,20 @@ final class Failover implements AutoCloseable {
         return route;
     }
 
+    /**
+     * Whether this client keeps the primary ({@code ofPrimary}) or the fallback from granting now
+     * although it may answer: the fallback before the takeover instant, both while the client waits
+     * out the fallback's leases on its way back. False otherwise.
+     */
+    synchronized boolean withholds(boolean ofPrimary) {
+        long now = clock.nanoTime();
+        return switch (phase) {
+            case PRIMARY -> false;
+            case DOWN -> !ofPrimary && now - takeoverAtNanos < 0;
+            case RETURNING -> now - switchBackAtNanos < 0;
+        };
+    }
+
     /** Whether a lease the fallback just granted may be handed out: only while the client is down. */
     synchronized boolean fallbackMayGrant() {
         return phase == Phase.DOWN && clock.nanoTime() - takeoverAtNanos >= 0;

@@ -56,11 +56,17 @@ class FallbackTest {
                     .hasMessageContaining("(1200ms)")
                     .hasMessageContaining("fencedlock.fallback-takeover=immediate")
                     .hasMessageContaining("only fenced effects are safe");
+            assertThat(client.status().get(1).state())
+                    .as("the fallback, answering but kept from granting until the takeover")
+                    .isEqualTo(BackendStatus.State.DOWN);
             // the fixed 1.2 s lease asked of acme, longer than the lease time, is what is waited out
             Lease onFallback = client.lock(name).acquire(WAIT);
             long grantedAfter = System.nanoTime() - failedAt;
             assertThat(onFallback.backend()).isEqualTo("local");
             assertThat(Duration.ofNanos(grantedAfter)).isGreaterThanOrEqualTo(Duration.ofMillis(1200));
+            assertThat(client.status().get(1).state())
+                    .as("the fallback once it took over")
+                    .isNotEqualTo(BackendStatus.State.DOWN);
             assertThat(onPrimary.isValid())
                     .as("the primary's lease ran out before the fallback granted")
                     .isFalse();

@@ -15,7 +15,9 @@ import org.springframework.boot.health.contributor.Health;
  *   <li>UP when a backend can grant leases ({@link BackendStatus.State#canGrant()}): a quorum of
  *       Redis masters counts, ZooKeeper is connected, or the backend does not report its state.
  *       With {@code fencedlock.fallback}, a fallback that can grant keeps the client UP while the
- *       primary is DOWN, as acquisitions then go to the fallback;
+ *       primary is DOWN, as acquisitions then go to the fallback; while the client waits out the
+ *       other backend's leases (the default takeover), {@link LockClient#status()} reports the
+ *       withheld backend DOWN, so the client is DOWN until a backend may grant again;
  *   <li>DOWN otherwise.
  * </ul>
  *
