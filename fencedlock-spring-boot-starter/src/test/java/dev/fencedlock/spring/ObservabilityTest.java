@@ -19,6 +19,7 @@ import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -28,6 +29,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Issue 28 item 13: the {@code fencedlock} Actuator endpoint lists the leases this instance holds
@@ -83,8 +85,30 @@ class ObservabilityTest {
             assertThat(java.time.Instant.parse(h.since())).isBeforeOrEqualTo(java.time.Instant.now());
         });
         assertThat(held.backends()).extracting(BackendStatus::backend).containsExactly("local");
+        // the answer as Actuator's JSON mapper (Jackson 3) writes it
+        assertThat(JsonMapper.builder().build().writeValueAsString(held))
+                .contains("\"lockName\":\"" + name + "\"", "\"token\":" + lease.token(), "\"backend\":\"local\"");
 
         assertThat(endpoint.fencedLock().leases()).noneMatch(h -> h.lockName().equals(name));
+    }
+
+    @Test
+    void aLostLeaseLeavesTheEndpointAndReleasedLeasesLeaveNothingBehind() throws Exception {
+        String prefix = "actuator-churn-" + UUID.randomUUID() + "-";
+        for (int i = 0; i < 200; i++) {
+            client.lock(prefix + i).acquire(Duration.ofSeconds(5)).close();
+        }
+        assertThat(endpoint.fencedLock().leases()).noneMatch(h -> h.lockName().startsWith(prefix));
+
+        String lost = prefix + "lost";
+        Lease lease = client.lock(lost).acquire(Duration.ofSeconds(5), Duration.ofMillis(300));
+        CountDownLatch told = new CountDownLatch(1);
+        lease.onLost((l, cause) -> told.countDown());
+        assertThat(endpoint.fencedLock().leases()).anyMatch(h -> h.lockName().equals(lost));
+        assertThat(told.await(10, TimeUnit.SECONDS)).isTrue();
+        // leaseEnded comes before the lost-lease listeners are told
+        assertThat(endpoint.fencedLock().leases()).noneMatch(h -> h.lockName().equals(lost));
+        lease.close();
     }
 
     @Test

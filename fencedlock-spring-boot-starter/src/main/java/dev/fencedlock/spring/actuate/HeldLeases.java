@@ -69,9 +69,4 @@ public final class HeldLeases implements LockEventListener {
                 })
                 .toList();
     }
-
-    /** How many leases are held now. */
-    public int size() {
-        return held.size();
-    }
 }
