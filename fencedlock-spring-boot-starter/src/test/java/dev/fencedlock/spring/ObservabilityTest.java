@@ -1,12 +1,14 @@
 package dev.fencedlock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencedlock.BackendStatus;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.spring.actuate.FencedLockEndpoint;
 import dev.fencedlock.spring.actuate.HeldLeases;
+import dev.fencedlock.spring.app.Counters;
 import dev.fencedlock.spring.app.Inventory;
 import dev.fencedlock.spring.app.InventoryApplication;
 import dev.fencedlock.spring.internal.LockedObservations;
@@ -64,6 +66,9 @@ class ObservabilityTest {
 
     @Autowired
     MeterRegistry meters;
+
+    @Autowired
+    Counters counters;
 
     @Test
     void theEndpointListsAHeldLeaseWithItsTokenAndBackendUntilItIsReleased() throws Exception {
@@ -163,6 +168,28 @@ class ObservabilityTest {
         Timer call = meters.find(LockedObservations.LOCKED).timer();
         assertThat(call).isNotNull();
         assertThat(call.getId().getTags()).extracting(Tag::getValue).noneMatch(value -> value.contains(sku));
+    }
+
+    @Test
+    void aCommitRefusedAfterTheLeaseRanOutIsObservedAsAnErrorAndRolledBack() {
+        String name = "observed-" + UUID.randomUUID();
+        observations.clear();
+
+        assertThatThrownBy(() -> counters.incrementStallingPastLease(name))
+                .isInstanceOf(FencedWriteRefusedException.class);
+
+        TestObservationRegistryAssert.assertThat(observations)
+                .hasObservationWithNameEqualTo(LockedObservations.COMMIT)
+                .that()
+                .hasBeenStopped()
+                .hasError()
+                .hasLowCardinalityKeyValue(LockedObservations.OUTCOME, "rolled_back");
+        TestObservationRegistryAssert.assertThat(observations)
+                .hasObservationWithNameEqualTo(LockedObservations.LOCKED)
+                .that()
+                .hasBeenStopped()
+                .hasError()
+                .hasHighCardinalityKeyValue(LockedObservations.LOCK_NAME, "counter:" + name);
     }
 
     @Test
