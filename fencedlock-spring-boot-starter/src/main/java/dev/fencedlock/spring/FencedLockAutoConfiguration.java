@@ -4,6 +4,8 @@ import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockEventListener;
 import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.spring.actuate.FencedLockEndpoint;
+import dev.fencedlock.spring.actuate.HeldLeases;
 import dev.fencedlock.spring.health.FencedLockHealthIndicator;
 import dev.fencedlock.spring.internal.ApplicationDataSourceLocks;
 import dev.fencedlock.spring.internal.FencedLockSchemaInitializer;
@@ -11,11 +13,14 @@ import dev.fencedlock.spring.internal.FencedTransactionManagers;
 import dev.fencedlock.spring.internal.LockEventListeners;
 import dev.fencedlock.spring.internal.LockedExecution;
 import dev.fencedlock.spring.internal.LockedInterceptor;
+import dev.fencedlock.spring.internal.LockedObservations;
+import dev.fencedlock.spring.internal.MicrometerObservations;
 import dev.fencedlock.spring.internal.ProtectedTablesMode;
 import dev.fencedlock.spring.internal.SpringLockConfig;
 import dev.fencedlock.spring.internal.UnfencedConnectionGuard;
 import dev.fencedlock.spring.metrics.LockMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import javax.sql.DataSource;
 import org.springframework.aop.Advisor;
@@ -24,6 +29,8 @@ import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -94,9 +101,12 @@ public class FencedLockAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public LockedExecution fencedLockExecution(ObjectProvider<FenceRefusalListener> refusals) {
+    public LockedExecution fencedLockExecution(
+            ObjectProvider<FenceRefusalListener> refusals, ObjectProvider<LockedObservations> observations) {
         List<FenceRefusalListener> all = refusals.orderedStream().toList();
-        return new LockedExecution(refusal -> all.forEach(listener -> listener.refused(refusal)));
+        return new LockedExecution(
+                refusal -> all.forEach(listener -> listener.refused(refusal)),
+                observations.getIfAvailable(() -> LockedObservations.NONE));
     }
 
     @Bean
@@ -188,6 +198,45 @@ public class FencedLockAutoConfiguration {
         @ConditionalOnMissingBean(name = "fencedLockHealthIndicator")
         FencedLockHealthIndicator fencedLockHealthIndicator(LockClient client) {
             return new FencedLockHealthIndicator(client);
+        }
+    }
+
+    /**
+     * Observations of {@code @Locked} calls ({@link LockedObservations}: the call, its acquisition,
+     * the fence guard and each fenced commit) in the application's {@link ObservationRegistry} bean,
+     * when it has one; Spring Boot's tracing makes them spans.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ObservationRegistry.class)
+    static class Observations {
+        @Bean
+        @ConditionalOnMissingBean
+        LockedObservations fencedLockObservations(ObjectProvider<ObservationRegistry> registry) {
+            return new MicrometerObservations(() -> registry.getIfAvailable(() -> ObservationRegistry.NOOP));
+        }
+    }
+
+    /**
+     * The Actuator endpoint {@code fencedlock} ({@link FencedLockEndpoint}) and the registry of held
+     * leases it reads ({@link HeldLeases}), when Spring Boot Actuator is on the classpath and the
+     * endpoint is available (its access not {@code none} and exposed, e.g. {@code
+     * management.endpoints.web.exposure.include=health,fencedlock}).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
+    static class ActuatorEndpoint {
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnAvailableEndpoint(FencedLockEndpoint.class)
+        HeldLeases fencedLockHeldLeases() {
+            return new HeldLeases();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnAvailableEndpoint
+        FencedLockEndpoint fencedLockEndpoint(LockClient client, HeldLeases leases) {
+            return new FencedLockEndpoint(client, leases);
         }
     }
 

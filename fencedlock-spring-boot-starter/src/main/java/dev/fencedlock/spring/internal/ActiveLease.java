@@ -15,6 +15,7 @@ public final class ActiveLease {
     private static final ThreadLocal<Deque<ActiveLease>> CURRENT = ThreadLocal.withInitial(ArrayDeque::new);
 
     private final Lease lease;
+    private final LockedObservations observations;
     private boolean transactionOpen;
     /** fencing-jpa's binding of the lease; null without fencing-jpa, or while suspended. */
     private AutoCloseable jpaScope;
@@ -27,16 +28,17 @@ public final class ActiveLease {
 
     private RuntimeException commitFailure;
 
-    private ActiveLease(Lease lease) {
+    private ActiveLease(Lease lease, LockedObservations observations) {
         this.lease = lease;
+        this.observations = observations;
     }
 
     /**
      * Makes {@code lease} the current thread's lease, and binds it for fencing-jpa's entity stamping
      * when fencing-jpa is present, until {@link #close()}; calls nest.
      */
-    static ActiveLease open(Lease lease) {
-        ActiveLease active = new ActiveLease(lease);
+    static ActiveLease open(Lease lease, LockedObservations observations) {
+        ActiveLease active = new ActiveLease(lease, observations);
         CURRENT.get().push(active);
         try {
             active.jpaScope = JpaBinding.PRESENT ? JpaBinding.bind(lease) : null;
@@ -52,7 +54,7 @@ public final class ActiveLease {
      * handle is closed, on this thread; for {@link dev.fencedlock.spring.CurrentLease#bind}.
      */
     public static AutoCloseable bind(Lease lease) {
-        return open(lease)::close;
+        return open(lease, LockedObservations.NONE)::close;
     }
 
     /** The innermost lease of a locked call running on this thread; empty outside any. */
@@ -62,6 +64,11 @@ public final class ActiveLease {
 
     public Lease lease() {
         return lease;
+    }
+
+    /** Where the guard and the commit of this call's transactions are reported for tracing. */
+    LockedObservations observations() {
+        return observations;
     }
 
     /** Whether a transaction fenced by this lease has begun and not yet completed. */

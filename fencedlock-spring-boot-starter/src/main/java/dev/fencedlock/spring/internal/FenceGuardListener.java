@@ -181,17 +181,29 @@ public final class FenceGuardListener implements TransactionExecutionListener {
      */
     private Connection enter(TransactionExecution transaction, Lease lease) {
         Connection connection = DataSourceUtils.getConnection(dataSource);
+        LockedObservations.Step step = ActiveLease.current()
+                .map(ActiveLease::observations)
+                .orElse(LockedObservations.NONE)
+                .start(LockedObservations.GUARD, lease.lockName())
+                .highCardinality(LockedObservations.TOKEN, Long.toString(lease.token()));
         try {
             guard.enter(connection, lease);
             guard.limitIdle(connection, lease);
             return connection;
         } catch (StaleTokenException refused) {
-            throw abandon(transaction, refusal(refused));
+            throw abandon(transaction, observed(step, refusal(refused)));
         } catch (SQLException failure) {
-            throw abandon(transaction, translate(connection, failure, lease));
+            throw abandon(transaction, observed(step, translate(connection, failure, lease)));
         } catch (RuntimeException failure) {
-            throw abandon(transaction, failure);
+            throw abandon(transaction, observed(step, failure));
+        } finally {
+            step.stop();
         }
+    }
+
+    private static RuntimeException observed(LockedObservations.Step step, RuntimeException failure) {
+        step.error(failure);
+        return failure;
     }
 
     /**

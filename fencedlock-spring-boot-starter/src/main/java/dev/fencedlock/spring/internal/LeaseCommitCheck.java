@@ -28,6 +28,8 @@ final class LeaseCommitCheck implements TransactionSynchronization {
     private final TransactionStatus status;
     private final FenceGuard guard;
     private final Connection connection;
+    /** The commit step for tracing, from {@link #beforeCommit} until {@link #afterCompletion}. */
+    private LockedObservations.Step commit;
 
     LeaseCommitCheck(ActiveLease active, TransactionStatus status, FenceGuard guard, Connection connection) {
         this.active = active;
@@ -48,14 +50,23 @@ final class LeaseCommitCheck implements TransactionSynchronization {
      */
     @Override
     public void beforeCommit(boolean readOnly) {
-        requireValid();
+        Lease lease = active.lease();
+        commit = active.observations()
+                .start(LockedObservations.COMMIT, lease.lockName())
+                .highCardinality(LockedObservations.TOKEN, Long.toString(lease.token()));
         try {
-            status.flush();
+            requireValid();
+            try {
+                status.flush();
+            } catch (RuntimeException failure) {
+                active.commitFailure(failure);
+                throw failure;
+            }
+            requireValid();
         } catch (RuntimeException failure) {
-            active.commitFailure(failure);
+            commit.error(failure);
             throw failure;
         }
-        requireValid();
         active.commitSent(true);
     }
 
@@ -78,6 +89,13 @@ final class LeaseCommitCheck implements TransactionSynchronization {
     @Override
     public void afterCompletion(int completionStatus) {
         active.transactionCompleted();
+        if (commit != null) {
+            commit.lowCardinality(
+                            LockedObservations.OUTCOME,
+                            completionStatus == STATUS_COMMITTED ? "committed" : "rolled_back")
+                    .stop();
+            commit = null;
+        }
         try {
             guard.afterCompletion(connection);
         } catch (SQLException | RuntimeException e) {

@@ -14,9 +14,20 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 public final class LockedExecution {
     private final FenceRefusalListener refusals;
+    private final LockedObservations observations;
 
     public LockedExecution(FenceRefusalListener refusals) {
+        this(refusals, LockedObservations.NONE);
+    }
+
+    /** @param observations where locked calls report their steps for tracing */
+    public LockedExecution(FenceRefusalListener refusals, LockedObservations observations) {
         this.refusals = refusals;
+        this.observations = observations;
+    }
+
+    public LockedObservations observations() {
+        return observations;
     }
 
     /**
@@ -37,7 +48,7 @@ public final class LockedExecution {
 
     /** Runs {@code work} under {@code lease}; the caller releases the lease afterwards. */
     public <T> T run(Lease lease, LockedWork<T> work) throws Throwable {
-        ActiveLease active = ActiveLease.open(lease);
+        ActiveLease active = ActiveLease.open(lease, observations);
         try {
             return work.run();
         } catch (Throwable failure) {

@@ -53,13 +53,57 @@ public final class LockedInterceptor implements MethodInterceptor {
         LockedExecution.requireNoTransaction(locked.description());
         String name = locked.lockName(target, invocation.getArguments(), beans);
         FencedLock lock = client.get().lock(name);
-        Optional<Lease> acquired = acquire(lock, locked);
-        if (acquired.isEmpty()) {
-            LOG.debug("{}: lock '{}' stayed taken for {}; call skipped", locked.description(), name, locked.waitTime());
-            return locked.skippedResult();
+        LockedExecution run = execution.get();
+        LockedObservations observations = run.observations();
+        // the same keys on every outcome, so that timers made from the observations keep one tag set
+        LockedObservations.Step call = observations
+                .start(LockedObservations.LOCKED, name)
+                .lowCardinality(LockedObservations.BACKEND, "none")
+                .lowCardinality(LockedObservations.OUTCOME, "failed");
+        try (LockedObservations.Scope scope = call.openScope()) {
+            Optional<Lease> acquired = observedAcquire(lock, locked, observations);
+            if (acquired.isEmpty()) {
+                call.lowCardinality(LockedObservations.OUTCOME, "skipped");
+                LOG.debug(
+                        "{}: lock '{}' stayed taken for {}; call skipped",
+                        locked.description(),
+                        name,
+                        locked.waitTime());
+                return locked.skippedResult();
+            }
+            call.lowCardinality(LockedObservations.OUTCOME, "acquired")
+                    .lowCardinality(LockedObservations.BACKEND, acquired.get().backend())
+                    .highCardinality(
+                            LockedObservations.TOKEN,
+                            Long.toString(acquired.get().token()));
+            try (Lease lease = acquired.get()) {
+                return run.run(lease, invocation::proceed);
+            }
+        } catch (Throwable failure) {
+            call.error(failure);
+            throw failure;
+        } finally {
+            call.stop();
         }
-        try (Lease lease = acquired.get()) {
-            return execution.get().run(lease, invocation::proceed);
+    }
+
+    private static Optional<Lease> observedAcquire(
+            FencedLock lock, LockedMethod locked, LockedObservations observations) {
+        LockedObservations.Step step = observations
+                .start(LockedObservations.ACQUIRE, lock.name())
+                .lowCardinality(LockedObservations.BACKEND, "none")
+                .lowCardinality(LockedObservations.OUTCOME, "failed");
+        try {
+            Optional<Lease> acquired = acquire(lock, locked);
+            step.lowCardinality(LockedObservations.OUTCOME, acquired.isPresent() ? "acquired" : "skipped");
+            acquired.ifPresent(lease -> step.lowCardinality(LockedObservations.BACKEND, lease.backend())
+                    .highCardinality(LockedObservations.TOKEN, Long.toString(lease.token())));
+            return acquired;
+        } catch (RuntimeException | Error failure) {
+            step.error(failure);
+            throw failure;
+        } finally {
+            step.stop();
         }
     }
 
