@@ -84,6 +84,7 @@ class RedlockClusterIT {
             keysLeft += left.size();
         }
         assertThat(keysLeft).as("keys of the 100 names after release").isEqualTo(100);
+        System.out.printf("RedlockClusterIT: 100 names per master port %s%n", locksPerPort);
         assertThat(locksPerPort).as("locks per master port").hasSizeGreaterThanOrEqualTo(2);
         assertThat(locksPerPort.values().stream().mapToInt(Integer::intValue).sum())
                 .isEqualTo(100);
