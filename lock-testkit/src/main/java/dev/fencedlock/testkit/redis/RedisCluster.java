@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * A Redis Cluster of masters without replicas, each a {@link RedisServerProcess} with {@code
+ * A Redis Cluster of masters (replicas on request, {@link #addReplica}), each a {@link RedisServerProcess} with {@code
  * cluster-enabled yes} on a free port: the 16384 slots are split evenly in order ({@code CLUSTER
  * ADDSLOTSRANGE}), the nodes meet ({@code CLUSTER MEET}) and {@link #start} returns once every
  * node reports {@code cluster_state:ok} and knows every other. Closing stops every server by its
@@ -17,19 +17,22 @@ public final class RedisCluster implements AutoCloseable {
     private static final Duration FORMATION_TIMEOUT = Duration.ofSeconds(20);
 
     private final RedisServers servers;
+    private final List<RedisServerProcess> replicas = new ArrayList<>();
 
     private RedisCluster(RedisServers servers) {
         this.servers = servers;
     }
 
+    private static RedisServerProcess.Builder clusterNode(RedisServerProcess.Builder options) {
+        return options.arguments(
+                "--cluster-enabled", "yes",
+                "--cluster-config-file", "nodes.conf",
+                "--cluster-node-timeout", "2000");
+    }
+
     /** Starts {@code masters} masters (at least one) and forms the cluster. */
     public static RedisCluster start(int masters) {
-        RedisServers servers = RedisServers.start(
-                masters,
-                options -> options.arguments(
-                        "--cluster-enabled", "yes",
-                        "--cluster-config-file", "nodes.conf",
-                        "--cluster-node-timeout", "2000"));
+        RedisServers servers = RedisServers.start(masters, RedisCluster::clusterNode);
         RedisCluster cluster = new RedisCluster(servers);
         try {
             cluster.form();
@@ -77,6 +80,38 @@ public final class RedisCluster implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Starts a replica of {@code master} (a cluster node that meets the others and {@code CLUSTER
+     * REPLICATE}s it) and returns once its replication link is up. Stopped with the cluster. The
+     * cluster node timeout is 2 s, so a SIGKILLed master with a replica fails over in a few seconds.
+     */
+    public RedisServerProcess addReplica(RedisServerProcess master) throws InterruptedException {
+        RedisServerProcess replica = clusterNode(RedisServerProcess.builder()).start();
+        replicas.add(replica);
+        replica.command("CLUSTER", "MEET", master.host(), String.valueOf(master.port()));
+        String masterId = String.valueOf(master.command("CLUSTER", "MYID"));
+        long deadline = System.nanoTime() + FORMATION_TIMEOUT.toNanos();
+        boolean replicating = false;
+        while (true) {
+            try {
+                if (!replicating) {
+                    // once only: asking again restarts the sync
+                    replica.command("CLUSTER", "REPLICATE", masterId);
+                    replicating = true;
+                }
+                if (String.valueOf(replica.command("INFO", "replication")).contains("master_link_status:up")) {
+                    return replica;
+                }
+            } catch (RedisCommandException e) {
+                // the master is not known to the replica yet
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("replica " + replica + " of " + master + " did not sync in time");
+            }
+            Thread.sleep(50);
+        }
+    }
+
     /** Master {@code index}, in the order of the slot ranges. */
     public RedisServerProcess get(int index) {
         return servers.get(index);
@@ -96,10 +131,12 @@ public final class RedisCluster implements AutoCloseable {
         return ((Long) servers.get(0).command("CLUSTER", "KEYSLOT", key)).intValue();
     }
 
-    /** The master that owns {@code slot} now, by each master's own slot map. */
+    /** The live node that owns {@code slot} now as a master, by its own slot map. */
     public RedisServerProcess ownerOf(int slot) {
-        for (RedisServerProcess server : servers.all()) {
-            if (ownsSlot(server, slot)) {
+        List<RedisServerProcess> nodes = new ArrayList<>(servers.all());
+        nodes.addAll(replicas);
+        for (RedisServerProcess server : nodes) {
+            if (server.isAlive() && ownsSlot(server, slot)) {
                 return server;
             }
         }
@@ -152,6 +189,7 @@ public final class RedisCluster implements AutoCloseable {
 
     @Override
     public void close() {
+        replicas.forEach(RedisServerProcess::close);
         servers.close();
     }
 
