@@ -271,6 +271,10 @@ public final class RedlockProvider implements LockProvider {
      * the longest-lived lease in the nodes' records of live leases as last read (and this client's
      * own grants since), the figure the restart quarantine uses ({@link Quarantine}). With the
      * quarantine off ({@code 0s}) the same figure as when it is unset. Never asks a node.
+     *
+     * <p>In Redis Cluster mode the records are per lock ({@link ClusterRedisNode}), so the figure
+     * covers the lease time, this client's own grants and the locks whose records it last read; a
+     * longer lease another client holds on a lock this client has not touched is not seen.
      */
     @Override
     public Optional<Duration> longestOutstandingLease() {
