@@ -1,13 +1,17 @@
 package dev.fencedlock.redlock.internal;
 
 import dev.fencedlock.redlock.RedisNodeAddress;
+import dev.fencedlock.redlock.RedlockSettings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
@@ -34,7 +38,7 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  *       ({@code <prefix>lease-expiries}, {@code lease-lengths}) are replaced by records of the lock
  *       itself in its own slot ({@code <lock key>:lease-expiries}); a released lease empties them,
  *       and Redis drops an empty set. They feed no quarantine: a cluster runs with the restart
- *       quarantine off ({@link dev.fencedlock.redlock.RedlockSettings#clusterNodes()}).
+ *       quarantine off ({@link RedlockSettings#clusterNodes()}).
  *   <li>A failed reply ({@code MOVED} after a resharding or a failover, {@code ASK} or {@code
  *       TRYAGAIN} while a slot migrates, {@code CLUSTERDOWN}, a dead master, a timeout) starts one
  *       new lookup on the shared executor, never on the caller; a {@code MOVED} reply also points
@@ -43,6 +47,7 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  *       lookup has seen it. {@code ASK} is not followed with {@code ASKING}: a lock whose keys are
  *       half-way through a migration waits until the slot has moved, which is one {@code MIGRATE}
  *       of a few keys.
+ *   <li>A master the map no longer names is closed after the lookup.
  *   <li>Replies are credited to one incarnation of the whole cluster, so {@link NodeHealth} does
  *       not take a reply from another shard for a restart; a shard that may evict keys still makes
  *       its replies count for nothing.
@@ -208,7 +213,7 @@ final class ClusterRedisNode implements RedisNode {
         });
         String host = address.getHost();
         uri.append(host.contains(":") ? "[" + host + "]" : host).append(':').append(address.getPort());
-        return RedisNodeAddress.parse(dev.fencedlock.redlock.RedlockSettings.CLUSTER_NODES, uri.toString());
+        return RedisNodeAddress.parse(RedlockSettings.CLUSTER_NODES, uri.toString());
     }
 
     /** Starts one lookup on the executor unless one is running. Never blocks. */
@@ -244,6 +249,7 @@ final class ClusterRedisNode implements RedisNode {
                     new Jedis(candidate, JedisRedisNode.clientConfig(dataNode(candidate), timeoutMillis, tls))) {
                 slots = parse(jedis.clusterSlots());
                 resolvedAtNanos = System.nanoTime();
+                retireFormerMasters();
                 return;
             } catch (RuntimeException e) {
                 failures.add(candidate + ": " + e);
@@ -251,6 +257,32 @@ final class ClusterRedisNode implements RedisNode {
         }
         resolvedAtNanos = System.nanoTime();
         log.debug("No node of the {} gave its slot map: {}", name, failures);
+    }
+
+    /**
+     * Closes the nodes of addresses that own no slot in the map just read (a failed master, a
+     * master whose slots all moved away), so that their connections and pipeline thread go; a later
+     * map that names the address again opens a new one. Their calls in flight fail.
+     */
+    private void retireFormerMasters() {
+        Set<HostAndPort> owners = new HashSet<>(Arrays.asList(slots.owners()));
+        List<JedisRedisNode> retired = new ArrayList<>();
+        synchronized (masters) {
+            masters.entrySet().removeIf(entry -> {
+                if (owners.contains(entry.getKey())) {
+                    return false;
+                }
+                retired.add(entry.getValue());
+                return true;
+            });
+        }
+        retired.forEach(JedisRedisNode::close);
+        if (!retired.isEmpty()) {
+            log.info(
+                    "The {} no longer names {} as a master",
+                    name,
+                    retired.stream().map(JedisRedisNode::name).toList());
+        }
     }
 
     /** A {@code CLUSTER SLOTS} reply: {@code [start, end, [host, port, id, ...], replicas...]...}. */
@@ -281,7 +313,7 @@ final class ClusterRedisNode implements RedisNode {
     /** Reads the slot map and opens one connection to each master, before the first call. */
     void warmUp() {
         resolve();
-        for (HostAndPort owner : new java.util.LinkedHashSet<>(Arrays.asList(slots.owners()))) {
+        for (HostAndPort owner : new LinkedHashSet<>(Arrays.asList(slots.owners()))) {
             if (owner != null) {
                 JedisRedisNode node = master(owner);
                 if (node != null) {
