@@ -41,6 +41,11 @@ import java.util.Optional;
  * node, nothing that outlives it. An operator may delete them; the next acquisitions rebuild them,
  * and until then clients fall back to their own lease time.
  *
+ * <p>In Redis Cluster mode ({@link RedlockSettings#clusterNodes()}) these two node-wide sets would
+ * make every script cross-slot; there each lock has its own pair in its slot instead, {@code
+ * <lock key>:lease-expiries} and {@code <lock key>:lease-lengths} (e.g. {@code
+ * fencedlock:{<name>}:lock:lease-expiries}), emptied and so deleted on release.
+ *
  * <p>Immutable and thread-safe.
  */
 public final class RedlockKeys {

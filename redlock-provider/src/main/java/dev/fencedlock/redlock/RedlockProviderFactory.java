@@ -25,7 +25,7 @@ import java.util.Set;
  * </ol>
  *
  * <p>Settings: {@link RedlockSettings} ({@code fencedlock.redlock.nodes}, or {@code
- * sentinel.master} with {@code sentinel.nodes}; {@code node-timeout}, {@code drift-factor}, {@code
+ * sentinel.master} with {@code sentinel.nodes}, or {@code cluster.nodes}; {@code node-timeout}, {@code drift-factor}, {@code
  * retry-delay}, {@code restart-quarantine}, {@code persistent-nodes}, {@code key-prefix}, {@code
  * wait-replicas}).
  *
@@ -35,6 +35,13 @@ import java.util.Set;
  * promoted replica; the promoted replica sits out the restart quarantine counted from the promotion
  * the Sentinels report, and the fence refuses an older holder whose grant was lost. See
  * docs/which-redis.md.
+ *
+ * <p>Cluster mode ({@code fencedlock.redlock.cluster.nodes}, never together with {@code nodes} or
+ * the Sentinel keys): one Redis Cluster is the only node (a quorum of one); each lock's keys share
+ * its hash slot, so locks spread over the shards and every script is single-slot, and a lock
+ * follows its slot across reshardings and failovers within each acquisition's wait. The restart
+ * quarantine is off in this mode and a grant lost in a failover is answered by the fence ({@link
+ * RedlockSettings#clusterNodes()}). See docs/which-redis.md.
  *
  * <p>The restart quarantine keeps a node that restarted (and may have forgotten its locks) out of
  * the quorum until every lease it could have granted has run out. By default each node keeps a
@@ -80,8 +87,8 @@ public final class RedlockProviderFactory implements LockProviderFactory {
     }
 
     /**
-     * @throws IllegalArgumentException if neither {@code fencedlock.redlock.nodes} nor the Sentinel
-     *     keys are set, one Sentinel key lacks its partner, or {@code
+     * @throws IllegalArgumentException if none of {@code fencedlock.redlock.nodes}, the Sentinel keys
+     *     and {@code fencedlock.redlock.cluster.nodes} is set, one Sentinel key lacks its partner, or {@code
      *     fencedlock.redlock.restart-quarantine} is configured shorter than {@code fencedlock.lease-time}
      */
     @Override

@@ -32,6 +32,7 @@ import java.util.Set;
  *   <tr><td>{@code fencedlock.redlock.key-prefix}</td><td>starts every key and channel the backend uses on the nodes ({@link RedlockKeys}); applications with different prefixes on one Redis share no lock and no quarantine record. Non-empty, at most 128 characters, no whitespace, control characters or braces</td><td>{@code fencedlock:}</td></tr>
  *   <tr><td>{@code fencedlock.redlock.sentinel.master}</td><td>the master name the Sentinels monitor; the lock service is the one master they name, followed across failovers ({@link Sentinel}). Set with {@code sentinel.nodes}, never with {@code fencedlock.redlock.nodes}</td><td>unset</td></tr>
  *   <tr><td>{@code fencedlock.redlock.sentinel.nodes}</td><td>comma-separated Sentinels, {@code host:port} or {@code redis://[user:password@]host:port} / {@code rediss://...} when the Sentinels need credentials or TLS</td><td>unset</td></tr>
+ *   <tr><td>{@code fencedlock.redlock.cluster.nodes}</td><td>comma-separated seed nodes {@code host:port} (or {@code redis://} / {@code rediss://} URIs with credentials or TLS) of one Redis Cluster; each lock lives on the shard of its hash slot, followed across {@code MOVED} redirections and failovers; the restart quarantine is off ({@link #clusterNodes()}). Never with {@code fencedlock.redlock.nodes} or the Sentinel keys</td><td>unset</td></tr>
  *   <tr><td>{@code fencedlock.redlock.sentinel.master-user}, {@code fencedlock.redlock.sentinel.master-password}</td><td>credentials of the data nodes (master and replicas); they use TLS when the Sentinels do</td><td>none</td></tr>
  *   <tr><td>{@code fencedlock.redlock.wait-replicas}</td><td>replicas of each master that must acknowledge a grant ({@code WAIT} after the acquire script); a grant acknowledged by fewer within {@code wait-replicas-timeout} is released and counts as a failed node. {@code 0}: no acknowledgement</td><td>0</td></tr>
  *   <tr><td>{@code fencedlock.redlock.wait-replicas-timeout}</td><td>how long {@code WAIT} may block on the server; shorter than {@code node-timeout}, within which the reply must arrive</td><td>half of {@code node-timeout}</td></tr>
@@ -69,6 +70,12 @@ public final class RedlockSettings {
     public static final String SENTINEL_MASTER = "fencedlock.redlock.sentinel.master";
     /** Comma-separated Sentinels: {@code host:port}, or a {@code redis://} / {@code rediss://} URI. */
     public static final String SENTINEL_NODES = "fencedlock.redlock.sentinel.nodes";
+    /**
+     * Comma-separated seed nodes ({@code host:port}) of one Redis Cluster: the lock service is the
+     * whole cluster, each lock on the shard that owns its hash slot. One mode at a time: never with
+     * {@value #NODES} or the Sentinel keys.
+     */
+    public static final String CLUSTER_NODES = "fencedlock.redlock.cluster.nodes";
     /** The user of the data nodes the Sentinels name (ACL); default none. */
     public static final String SENTINEL_MASTER_USER = "fencedlock.redlock.sentinel.master-user";
     /** The password of the data nodes the Sentinels name; default none. */
@@ -89,6 +96,7 @@ public final class RedlockSettings {
     /** Every key of the backend. */
     public static final Set<String> KEYS = Set.of(
             NODES,
+            CLUSTER_NODES,
             NODE_TIMEOUT,
             DRIFT_FACTOR,
             RETRY_DELAY,
@@ -153,6 +161,7 @@ public final class RedlockSettings {
     private final boolean persistentNodes;
     private final RedlockKeys keys;
     private final Sentinel sentinel;
+    private final List<RedisNodeAddress> clusterNodes;
     private final int waitReplicas;
     private final Duration waitReplicasTimeout;
 
@@ -165,8 +174,10 @@ public final class RedlockSettings {
             boolean persistentNodes,
             RedlockKeys keys,
             Sentinel sentinel,
+            List<RedisNodeAddress> clusterNodes,
             int waitReplicas,
             Duration waitReplicasTimeout) {
+        this.clusterNodes = List.copyOf(clusterNodes);
         this.nodes = List.copyOf(nodes);
         this.nodeTimeout = nodeTimeout;
         this.driftFactor = driftFactor;
@@ -205,6 +216,7 @@ public final class RedlockSettings {
                         .orElse(false),
                 settings.get(KEY_PREFIX).map(RedlockKeys::withPrefix).orElse(RedlockKeys.defaults()),
                 parseSentinel(settings),
+                parseCluster(settings),
                 settings.get(WAIT_REPLICAS).map(RedlockSettings::parseReplicas).orElse(0),
                 settings.positiveDuration(WAIT_REPLICAS_TIMEOUT).orElse(null));
     }
@@ -220,6 +232,55 @@ public final class RedlockSettings {
         }
         throw new IllegalArgumentException(
                 WAIT_REPLICAS + " has '" + value + "'; expected a number of replicas, 0 or more");
+    }
+
+    /**
+     * The cluster's seeds; empty when {@value #CLUSTER_NODES} is unset. Rejects the key together
+     * with another mode's key, naming both, and a positive restart quarantine (a cluster runs with
+     * the quarantine off: see {@link #clusterNodes()}).
+     */
+    private static List<RedisNodeAddress> parseCluster(BackendSettings settings) {
+        List<String> seeds = settings.list(CLUSTER_NODES);
+        if (seeds.isEmpty()) {
+            return List.of();
+        }
+        for (String other : List.of(NODES, SENTINEL_MASTER, SENTINEL_NODES)) {
+            if (!settings.list(other).isEmpty()) {
+                throw new IllegalArgumentException(CLUSTER_NODES + " and " + other
+                        + " are both set: use one mode at a time, a Redis Cluster (" + CLUSTER_NODES
+                        + "), independent redis:// masters (" + NODES + ") or one master found through Sentinel ("
+                        + SENTINEL_MASTER + " and " + SENTINEL_NODES + ")");
+            }
+        }
+        Optional<String> quarantine = settings.get(RESTART_QUARANTINE);
+        if (quarantine.isPresent() && !parseQuarantine(quarantine.get()).isZero()) {
+            throw new IllegalArgumentException(RESTART_QUARANTINE + " is '" + quarantine.get() + "' but "
+                    + CLUSTER_NODES + " is set: a Redis Cluster runs without the restart quarantine (a lost grant"
+                    + " is refused by the fence); leave " + RESTART_QUARANTINE + " unset or 0s");
+        }
+        return parseHostPorts(CLUSTER_NODES, seeds, "a Redis Cluster has only database 0");
+    }
+
+    /**
+     * Entries of {@code key} as {@code host:port} or {@code redis://} / {@code rediss://} URIs, in
+     * order. Rejects a database other than 0 (with {@code noDatabase} as the reason) and an entry
+     * listed twice.
+     */
+    private static List<RedisNodeAddress> parseHostPorts(String key, List<String> entries, String noDatabase) {
+        List<RedisNodeAddress> parsed = new ArrayList<>();
+        for (String entry : entries) {
+            String trimmed = entry.trim();
+            RedisNodeAddress node =
+                    RedisNodeAddress.parse(key, trimmed.contains("://") ? trimmed : "redis://" + trimmed);
+            if (node.database() != 0) {
+                throw new IllegalArgumentException(key + " entry '" + node + "' names a database; " + noDatabase);
+            }
+            if (parsed.stream().anyMatch(n -> n.host().equalsIgnoreCase(node.host()) && n.port() == node.port())) {
+                throw new IllegalArgumentException(key + " lists " + node.host() + ":" + node.port() + " twice");
+            }
+            parsed.add(node);
+        }
+        return parsed;
     }
 
     /**
@@ -239,21 +300,7 @@ public final class RedlockSettings {
                     + " are both set: use one mode at a time, either independent redis:// masters (" + NODES
                     + ") or one master found through Sentinel (" + SENTINEL_MASTER + " and " + SENTINEL_NODES + ")");
         }
-        List<RedisNodeAddress> parsed = new ArrayList<>();
-        for (String entry : sentinels) {
-            String trimmed = entry.trim();
-            RedisNodeAddress node =
-                    RedisNodeAddress.parse(SENTINEL_NODES, trimmed.contains("://") ? trimmed : "redis://" + trimmed);
-            if (node.database() != 0) {
-                throw new IllegalArgumentException(
-                        SENTINEL_NODES + " entry '" + node + "' names a database; Sentinels have none");
-            }
-            if (parsed.stream().anyMatch(n -> n.host().equalsIgnoreCase(node.host()) && n.port() == node.port())) {
-                throw new IllegalArgumentException(
-                        SENTINEL_NODES + " lists " + node.host() + ":" + node.port() + " twice");
-            }
-            parsed.add(node);
-        }
+        List<RedisNodeAddress> parsed = parseHostPorts(SENTINEL_NODES, sentinels, "Sentinels have none");
         Optional<String> user = settings.get(SENTINEL_MASTER_USER);
         Optional<String> password = settings.get(SENTINEL_MASTER_PASSWORD);
         if (master.isEmpty() || parsed.isEmpty()) {
@@ -394,6 +441,24 @@ public final class RedlockSettings {
         return waitReplicasTimeout;
     }
 
+    /**
+     * The seed nodes of one Redis Cluster ({@value #CLUSTER_NODES}); empty unless set (then {@link
+     * #nodes()} is empty and {@link #sentinel()} too). The seeds are only asked for the slot map;
+     * the locks live on the masters it names.
+     *
+     * <p>In cluster mode the restart quarantine is off. Its record of live leases is one sorted set
+     * per node, which a script that also writes a lock key of another slot cannot touch in a
+     * cluster; and the event it guards against, a master that comes back without the grants it
+     * made, is what a failover inside the cluster does anyway (a replica is promoted from
+     * asynchronous replication). A lost grant lets a second holder in while the first still
+     * believes it holds; the fencing token of the second is larger (the counter moves with its
+     * slot, and a counter lost with a master is covered by the token's time floor), so the fence
+     * refuses the older holder's writes. Effects that are not fenced may overlap in that case.
+     */
+    public List<RedisNodeAddress> clusterNodes() {
+        return clusterNodes;
+    }
+
     /** The Redis masters; empty when {@code fencedlock.redlock.nodes} was not set. */
     public List<RedisNodeAddress> nodes() {
         return nodes;
@@ -442,7 +507,11 @@ public final class RedlockSettings {
         return "RedlockSettings{nodes=" + Masking.maskUriCredentials(nodes.toString()) + ", nodeTimeout="
                 + nodeTimeout + ", driftFactor=" + driftFactor + ", retryDelay=" + retryDelay
                 + ", restartQuarantine=" + restartQuarantine + ", persistentNodes=" + persistentNodes + ", keyPrefix="
-                + keys.prefix() + (sentinel == null ? "" : ", sentinel=" + sentinel) + ", waitReplicas=" + waitReplicas
+                + keys.prefix() + (sentinel == null ? "" : ", sentinel=" + sentinel)
+                + (clusterNodes.isEmpty()
+                        ? ""
+                        : ", clusterNodes=" + Masking.maskUriCredentials(clusterNodes.toString()))
+                + ", waitReplicas=" + waitReplicas
                 + ", waitReplicasTimeout=" + waitReplicasTimeout + "}";
     }
 }

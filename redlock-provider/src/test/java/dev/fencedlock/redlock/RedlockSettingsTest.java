@@ -245,6 +245,54 @@ class RedlockSettingsTest {
     @CsvSource(
             delimiter = '|',
             value = {
+                "fencedlock.redlock.nodes|redis://a:6379",
+                "fencedlock.redlock.sentinel.master|orders",
+                "fencedlock.redlock.sentinel.nodes|a:26379",
+            })
+    void clusterModeIsNotMixedWithAnotherModeAndNamesBothKeys(String otherKey, String otherValue) {
+        assertThatThrownBy(() -> fromPairs(
+                        "fencedlock.backend",
+                        "redlock",
+                        "fencedlock.redlock.cluster.nodes",
+                        "c1:7000,c2:7001",
+                        otherKey,
+                        otherValue))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(RedlockSettings.CLUSTER_NODES + " and " + otherKey + " are both set")
+                .hasMessageContaining("one mode at a time");
+    }
+
+    @Test
+    void clusterSeedsAreReadAndABadOneIsRefusedByName() {
+        RedlockSettings settings = redlock(fromPairs(
+                "fencedlock.backend",
+                "redlock",
+                "fencedlock.redlock.cluster.nodes",
+                " c1:7000 , rediss://u:pw@c2:7001"));
+        assertThat(settings.clusterNodes()).hasSize(2);
+        assertThat(settings.clusterNodes().get(0).port()).isEqualTo(7000);
+        assertThat(settings.clusterNodes().get(1).tls()).isTrue();
+        assertThat(settings.nodes()).isEmpty();
+        assertThat(settings.toString()).doesNotContain("pw");
+        assertThatThrownBy(() -> fromPairs(
+                        "fencedlock.backend", "redlock", "fencedlock.redlock.cluster.nodes", "c1:7000,c1:7000"))
+                .hasMessageContaining(RedlockSettings.CLUSTER_NODES + " lists c1:7000 twice");
+        assertThatThrownBy(() -> fromPairs(
+                        "fencedlock.backend", "redlock", "fencedlock.redlock.cluster.nodes", "redis://c1:7000/2"))
+                .hasMessageContaining(RedlockSettings.CLUSTER_NODES + " entry")
+                .hasMessageContaining("database");
+        assertThatThrownBy(() -> fromPairs(
+                        "fencedlock.backend", "redlock",
+                        "fencedlock.redlock.cluster.nodes", "c1:7000",
+                        "fencedlock.redlock.restart-quarantine", "30s"))
+                .hasMessageContaining(
+                        RedlockSettings.RESTART_QUARANTINE + " is '30s' but " + RedlockSettings.CLUSTER_NODES);
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
                 "fencedlock.redlock.sentinel.master|orders|fencedlock.redlock.sentinel.nodes is not",
                 "fencedlock.redlock.sentinel.nodes|a:26379|fencedlock.redlock.sentinel.master is not",
                 "fencedlock.redlock.sentinel.master-password|x|fencedlock.redlock.sentinel.master is not",

@@ -66,7 +66,8 @@ final class NodePipeline implements AutoCloseable {
      * @param connector opens, probes and loads the scripts on a new connection, within the node
      *     timeout per step; throws if it cannot
      * @param recordKeys the node's records of live leases, passed after the lock keys of batched
-     *     extensions
+     *     extensions; null to send every extension alone (a cluster master, where the locks of one
+     *     batch live in different slots and one script may touch only one)
      */
     NodePipeline(
             String name,
@@ -187,7 +188,10 @@ final class NodePipeline implements AutoCloseable {
         List<Send> sends = new ArrayList<>();
         List<Call> extensions = new ArrayList<>();
         for (Call call : batch) {
-            if (call.script() == Script.EXTEND && call.keys().length == 1 && call.args().length == 2) {
+            if (recordKeys != null
+                    && call.script() == Script.EXTEND
+                    && call.keys().length == 1
+                    && call.args().length == 2) {
                 extensions.add(call);
                 if (extensions.size() == KEYS_PER_CALL) {
                     sends.add(new ManyExtensions(extensions, recordKeys));

@@ -62,14 +62,16 @@ public final class RedlockProvider implements LockProvider {
         this.retryDelayNanos = config.retryDelay().toNanos();
         List<RedisNodeAddress> addresses = config.nodes();
         this.keys = config.keys();
+        boolean cluster = !config.clusterNodes().isEmpty();
         this.quarantine = new Quarantine(
-                config.restartQuarantine().orElse(null),
+                // a cluster runs without it: RedlockSettings.clusterNodes() says why
+                cluster ? Duration.ZERO : config.restartQuarantine().orElse(null),
                 runtime.leaseTime(),
                 options.quarantineCoversLeases(),
                 config.trustPersistentNodes(),
                 Math.max(1, addresses.size()));
         this.tokens = new FencingTokens(options.wallClockMillis());
-        this.executor = ioExecutor(Math.max(1, addresses.size()));
+        this.executor = ioExecutor(Math.max(cluster ? 4 : 1, addresses.size()));
         List<RedisNode> allNodes = new ArrayList<>();
         List<NodeHealth> healths = new ArrayList<>();
         List<Supplier<Connection>> subscriberConnections = new ArrayList<>();
@@ -78,6 +80,15 @@ public final class RedlockProvider implements LockProvider {
                 1, Math.min(Integer.MAX_VALUE, config.waitReplicasTimeout().toMillis())));
         Function<RedisNodeAddress, JedisRedisNode> connect = address -> new JedisRedisNode(
                 address, config.nodeTimeout(), options.tls(), runtime.clock(), executor, recordKeys(), ack);
+        if (cluster) {
+            Function<RedisNodeAddress, JedisRedisNode> connectMaster = address -> new JedisRedisNode(
+                    address, config.nodeTimeout(), options.tls(), runtime.clock(), executor, null, ack);
+            ClusterRedisNode node = new ClusterRedisNode(
+                    config.clusterNodes(), config.nodeTimeout(), options.tls(), connectMaster, executor);
+            allNodes.add(node);
+            subscriberConnections.add(node::openDedicatedConnection);
+            warmUps.add(node::warmUp);
+        }
         if (config.sentinel().isPresent()) {
             SentinelRedisNode node = new SentinelRedisNode(
                     config.sentinel().get(), config.nodeTimeout(), options.tls(), connect, executor, runtime.clock());
@@ -129,11 +140,14 @@ public final class RedlockProvider implements LockProvider {
         Objects.requireNonNull(config, "config");
         RedlockSettings.requireComplete(config.settings(RedlockProviderFactory.BACKEND));
         RedlockSettings settings = RedlockSettings.from(config.settings(RedlockProviderFactory.BACKEND));
-        if (settings.nodes().isEmpty() && settings.sentinel().isEmpty()) {
+        if (settings.nodes().isEmpty()
+                && settings.sentinel().isEmpty()
+                && settings.clusterNodes().isEmpty()) {
             throw new IllegalArgumentException(RedlockSettings.NODES
                     + " is required for the redlock backend: comma-separated redis:// or rediss:// URIs (or "
                     + RedlockSettings.SENTINEL_MASTER + " and " + RedlockSettings.SENTINEL_NODES
-                    + " for one master found through Sentinel)");
+                    + " for one master found through Sentinel, or " + RedlockSettings.CLUSTER_NODES
+                    + " for a Redis Cluster)");
         }
         settings.requireIndependentNodes();
         return new RedlockProvider(settings, runtime, options);
@@ -257,6 +271,10 @@ public final class RedlockProvider implements LockProvider {
      * the longest-lived lease in the nodes' records of live leases as last read (and this client's
      * own grants since), the figure the restart quarantine uses ({@link Quarantine}). With the
      * quarantine off ({@code 0s}) the same figure as when it is unset. Never asks a node.
+     *
+     * <p>In Redis Cluster mode the records are per lock ({@link ClusterRedisNode}), so the figure
+     * covers the lease time, this client's own grants and the locks whose records it last read; a
+     * longer lease another client holds on a lock this client has not touched is not seen.
      */
     @Override
     public Optional<Duration> longestOutstandingLease() {

@@ -9,8 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,9 +62,8 @@ final class SentinelRedisNode implements RedisNode {
     private final int timeoutMillis;
     private final SslOptions tls;
     private final Function<RedisNodeAddress, JedisRedisNode> connect;
-    private final Executor executor;
     private final MonotonicClock clock;
-    private final AtomicBoolean resolving = new AtomicBoolean();
+    private final SingleFlight lookups;
     private final Object swap = new Object();
     private final Object lookup = new Object();
     /** One per Sentinel, in order; null until used and after a failure. Guarded by {@link #lookup}. */
@@ -99,7 +96,7 @@ final class SentinelRedisNode implements RedisNode {
         this.timeoutMillis = NodeTimeout.ofNanos(timeout.toNanos()).millis();
         this.tls = tls;
         this.connect = connect;
-        this.executor = executor;
+        this.lookups = new SingleFlight(executor, this::resolve);
         this.clock = clock;
         this.sentinelConnections = new Jedis[sentinel.sentinels().size()];
     }
@@ -159,19 +156,8 @@ final class SentinelRedisNode implements RedisNode {
 
     /** Starts one lookup on the executor unless one is running. Never blocks. */
     private void refresh() {
-        if (closed || !resolving.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            executor.execute(() -> {
-                try {
-                    resolve();
-                } finally {
-                    resolving.set(false);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            resolving.set(false);
+        if (!closed) {
+            lookups.request();
         }
     }
 

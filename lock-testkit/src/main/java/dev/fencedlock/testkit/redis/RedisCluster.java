@@ -1,0 +1,200 @@
+package dev.fencedlock.testkit.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * A Redis Cluster of masters (replicas on request, {@link #addReplica}), each a {@link RedisServerProcess} with {@code
+ * cluster-enabled yes} on a free port: the 16384 slots are split evenly in order ({@code CLUSTER
+ * ADDSLOTSRANGE}), the nodes meet ({@code CLUSTER MEET}) and {@link #start} returns once every
+ * node reports {@code cluster_state:ok} and knows every other. Closing stops every server by its
+ * PID. Not thread-safe.
+ */
+public final class RedisCluster implements AutoCloseable {
+    public static final int SLOTS = 16_384;
+    private static final Duration FORMATION_TIMEOUT = Duration.ofSeconds(20);
+
+    private final RedisServers servers;
+    private final List<RedisServerProcess> replicas = new ArrayList<>();
+
+    private RedisCluster(RedisServers servers) {
+        this.servers = servers;
+    }
+
+    private static RedisServerProcess.Builder clusterNode(RedisServerProcess.Builder options) {
+        return options.arguments(
+                "--cluster-enabled", "yes",
+                "--cluster-config-file", "nodes.conf",
+                "--cluster-node-timeout", "2000");
+    }
+
+    /** Starts {@code masters} masters (at least one) and forms the cluster. */
+    public static RedisCluster start(int masters) {
+        RedisServers servers = RedisServers.start(masters, RedisCluster::clusterNode);
+        RedisCluster cluster = new RedisCluster(servers);
+        try {
+            cluster.form();
+        } catch (RuntimeException | InterruptedException e) {
+            cluster.close();
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IllegalStateException("the Redis Cluster did not form: " + e, e);
+        }
+        return cluster;
+    }
+
+    private void form() throws InterruptedException {
+        int n = servers.size();
+        for (int i = 0; i < n; i++) {
+            int first = SLOTS * i / n;
+            int last = SLOTS * (i + 1) / n - 1;
+            servers.get(i).command("CLUSTER", "ADDSLOTSRANGE", String.valueOf(first), String.valueOf(last));
+        }
+        for (int i = 1; i < n; i++) {
+            servers.get(i)
+                    .command(
+                            "CLUSTER",
+                            "MEET",
+                            servers.get(0).host(),
+                            String.valueOf(servers.get(0).port()));
+        }
+        long deadline = System.nanoTime() + FORMATION_TIMEOUT.toNanos();
+        while (!formed()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("no cluster_state:ok on every node within " + FORMATION_TIMEOUT);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private boolean formed() {
+        for (RedisServerProcess server : servers.all()) {
+            String info = String.valueOf(server.command("CLUSTER", "INFO"));
+            if (!info.contains("cluster_state:ok") || !info.contains("cluster_known_nodes:" + servers.size())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Starts a replica of {@code master} (a cluster node that meets the others and {@code CLUSTER
+     * REPLICATE}s it) and returns once its replication link is up. Stopped with the cluster. The
+     * cluster node timeout is 2 s, so a SIGKILLed master with a replica fails over in a few seconds.
+     */
+    public RedisServerProcess addReplica(RedisServerProcess master) throws InterruptedException {
+        RedisServerProcess replica = clusterNode(RedisServerProcess.builder()).start();
+        replicas.add(replica);
+        replica.command("CLUSTER", "MEET", master.host(), String.valueOf(master.port()));
+        String masterId = String.valueOf(master.command("CLUSTER", "MYID"));
+        long deadline = System.nanoTime() + FORMATION_TIMEOUT.toNanos();
+        boolean replicating = false;
+        while (true) {
+            try {
+                if (!replicating) {
+                    // once only: asking again restarts the sync
+                    replica.command("CLUSTER", "REPLICATE", masterId);
+                    replicating = true;
+                }
+                if (String.valueOf(replica.command("INFO", "replication")).contains("master_link_status:up")) {
+                    return replica;
+                }
+            } catch (RedisCommandException e) {
+                // the master is not known to the replica yet
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("replica " + replica + " of " + master + " did not sync in time");
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** Master {@code index}, in the order of the slot ranges. */
+    public RedisServerProcess get(int index) {
+        return servers.get(index);
+    }
+
+    public List<RedisServerProcess> all() {
+        return servers.all();
+    }
+
+    /** The seeds as {@code host:port,host:port}, the form of {@code fencedlock.redlock.cluster.nodes}. */
+    public String seeds() {
+        return servers.all().stream().map(s -> s.host() + ":" + s.port()).collect(Collectors.joining(","));
+    }
+
+    /** The slot of {@code key} ({@code CLUSTER KEYSLOT}). */
+    public int slotOf(String key) {
+        return ((Long) servers.get(0).command("CLUSTER", "KEYSLOT", key)).intValue();
+    }
+
+    /** The live node that owns {@code slot} now as a master, by its own slot map. */
+    public RedisServerProcess ownerOf(int slot) {
+        List<RedisServerProcess> nodes = new ArrayList<>(servers.all());
+        nodes.addAll(replicas);
+        for (RedisServerProcess server : nodes) {
+            if (server.isAlive() && ownsSlot(server, slot)) {
+                return server;
+            }
+        }
+        throw new IllegalStateException("no master owns slot " + slot);
+    }
+
+    private static boolean ownsSlot(RedisServerProcess server, int slot) {
+        String myself = String.valueOf(server.command("CLUSTER", "MYID"));
+        for (Object entry : (List<?>) server.command("CLUSTER", "SLOTS")) {
+            List<?> range = (List<?>) entry;
+            long start = (Long) range.get(0);
+            long end = (Long) range.get(1);
+            List<?> master = (List<?>) range.get(2);
+            if (start <= slot && slot <= end && myself.equals(String.valueOf(master.get(2)))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Moves {@code slot} with its keys from {@code source} to {@code target} as {@code redis-cli
+     * --cluster reshard} does: {@code SETSLOT IMPORTING}/{@code MIGRATING}, {@code MIGRATE} of every
+     * key in batches, then {@code SETSLOT NODE} on both and on every other master.
+     */
+    public void moveSlot(int slot, RedisServerProcess source, RedisServerProcess target) {
+        String targetId = String.valueOf(target.command("CLUSTER", "MYID"));
+        String sourceId = String.valueOf(source.command("CLUSTER", "MYID"));
+        String s = String.valueOf(slot);
+        target.command("CLUSTER", "SETSLOT", s, "IMPORTING", sourceId);
+        source.command("CLUSTER", "SETSLOT", s, "MIGRATING", targetId);
+        while (true) {
+            List<?> keys = (List<?>) source.command("CLUSTER", "GETKEYSINSLOT", s, "100");
+            if (keys.isEmpty()) {
+                break;
+            }
+            List<String> migrate = new ArrayList<>(
+                    List.of("MIGRATE", target.host(), String.valueOf(target.port()), "", "0", "5000", "KEYS"));
+            keys.forEach(k -> migrate.add(String.valueOf(k)));
+            source.command(migrate.toArray(String[]::new));
+        }
+        target.command("CLUSTER", "SETSLOT", s, "NODE", targetId);
+        source.command("CLUSTER", "SETSLOT", s, "NODE", targetId);
+        for (RedisServerProcess other : servers.all()) {
+            if (other != source && other != target) {
+                other.command("CLUSTER", "SETSLOT", s, "NODE", targetId);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        replicas.forEach(RedisServerProcess::close);
+        servers.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisCluster" + seeds();
+    }
+}

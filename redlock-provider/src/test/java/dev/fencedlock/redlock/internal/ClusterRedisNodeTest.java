@@ -1,0 +1,59 @@
+package dev.fencedlock.redlock.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencedlock.redlock.RedlockKeys;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/** The slot routing of {@link ClusterRedisNode}: every key of every script in the lock's slot. */
+@Timeout(10)
+class ClusterRedisNodeTest {
+    private static final RedlockKeys KEYS = RedlockKeys.withPrefix("app:");
+
+    private static byte[] bytes(String key) {
+        return key.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void acquireAndReleaseTouchOnlyTheLocksSlotAndDistinctNamesSpread() {
+        Set<Integer> slots = new HashSet<>();
+        for (String name : new String[] {"orders", "a}b", "{x}", "payments:42", "ünïcode"}) {
+            byte[][] acquire = {
+                bytes(KEYS.lock(name)), bytes(KEYS.token(name)), bytes(KEYS.leaseExpiries()), bytes(KEYS.leaseLengths())
+            };
+            byte[][] release = {bytes(KEYS.lock(name)), bytes(KEYS.leaseExpiries()), bytes(KEYS.leaseLengths())};
+            int slot = JedisClusterCRC16.getSlot(KEYS.lock(name));
+            slots.add(slot);
+            for (byte[][] keys : new byte[][][] {
+                ClusterRedisNode.inSlot(Script.ACQUIRE, acquire), ClusterRedisNode.inSlot(Script.RELEASE, release)
+            }) {
+                assertThat(Arrays.stream(keys).mapToInt(JedisClusterCRC16::getSlot))
+                        .as("slots of the keys of %s", name)
+                        .containsOnly(slot);
+                assertThat(new String(keys[keys.length - 2], StandardCharsets.UTF_8))
+                        .isEqualTo(KEYS.lock(name) + ":lease-expiries");
+                assertThat(new String(keys[keys.length - 1], StandardCharsets.UTF_8))
+                        .isEqualTo(KEYS.lock(name) + ":lease-lengths");
+            }
+            assertThat(ClusterRedisNode.slotOf(acquire)).isEqualTo(slot);
+        }
+        assertThat(slots).as("five names, five slots").hasSize(5);
+    }
+
+    @Test
+    void scriptsWithoutRecordsAreSentAsTheyAre() {
+        byte[][] extend = {bytes(KEYS.lock("orders"))};
+        assertThat(ClusterRedisNode.inSlot(Script.EXTEND, extend)).isSameAs(extend);
+        byte[][] raise = {bytes(KEYS.token("orders"))};
+        assertThat(ClusterRedisNode.inSlot(Script.RAISE_TOKEN, raise)).isSameAs(raise);
+        assertThat(ClusterRedisNode.slotOf(new byte[0][]))
+                .as("the keyless probe")
+                .isZero();
+    }
+}
