@@ -14,6 +14,7 @@ import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.testkit.await.Await;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.junit.PerClassResource;
+import dev.fencedlock.testkit.redis.RedisSentinelGroup;
 import dev.fencedlock.testkit.redis.RedisServerProcess;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -26,7 +27,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -68,39 +68,22 @@ class RedisSentinelFailoverIT {
         return database;
     });
 
-    private final List<RedisServerProcess> servers = new ArrayList<>();
+    private RedisSentinelGroup group;
     private RedisServerProcess master;
     private RedisServerProcess replica;
 
     @BeforeEach
-    void startSentinelGroup() throws InterruptedException {
-        master = started(RedisServerProcess.start());
-        replica = started(RedisServerProcess.builder()
-                .arguments("--replicaof", "127.0.0.1", Integer.toString(master.port()))
-                .start());
-        Await.until(
-                "the replica is in sync",
-                Duration.ofSeconds(15),
-                () -> info(replica, "replication").contains("master_link_status:up"));
-        for (int i = 0; i < 3; i++) {
-            started(RedisServerProcess.builder()
-                    .sentinel(MASTER_NAME, master, 2, Duration.ofSeconds(1))
-                    .start());
-        }
-        for (RedisServerProcess sentinel : sentinels()) {
-            Await.until(
-                    sentinel + " knows the replica and the other Sentinels",
-                    Duration.ofSeconds(30),
-                    () -> masterField(sentinel, "num-slaves").equals("1")
-                            && masterField(sentinel, "num-other-sentinels").equals("2"));
-        }
+    void startSentinelGroup() {
+        group = RedisSentinelGroup.start(MASTER_NAME, 1, 3, Duration.ofSeconds(1));
+        master = group.master();
+        replica = group.replicas().get(0);
     }
 
     @AfterEach
     void stopAll() {
-        Collections.reverse(servers);
-        servers.forEach(RedisServerProcess::close);
-        servers.clear();
+        if (group != null) {
+            group.close();
+        }
     }
 
     @Test
@@ -110,7 +93,7 @@ class RedisSentinelFailoverIT {
         List<Long> after = new ArrayList<>();
         // the first Sentinel listed is gone: the client asks the next ones in turn
         try (LockClient client = LockClient.create(
-                config().set(RedlockSettings.SENTINEL_NODES, "127.0.0.1:" + unusedPort() + "," + sentinelList())
+                config().set(RedlockSettings.SENTINEL_NODES, "127.0.0.1:" + unusedPort() + "," + group.sentinelNodes())
                         .build())) {
             long connections = sentinelConnectionsReceived();
             long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2_500);
@@ -135,7 +118,7 @@ class RedisSentinelFailoverIT {
                     "sentinel failover: first grant %d ms after SIGKILL of the master (lease time %d ms)%n",
                     regrant.toMillis(), LEASE.toMillis());
             assertThat(regrant).as("first grant after the kill").isLessThan(REGRANT_LIMIT);
-            assertThat(address(sentinels().get(0)))
+            assertThat(group.masterPort(sentinels().get(0)))
                     .as("the Sentinels name the replica")
                     .isEqualTo(replica.port());
             for (int i = 0; i < 4; i++) {
@@ -147,7 +130,7 @@ class RedisSentinelFailoverIT {
         Await.until(
                 "the Sentinels switched to the replica more than a lease time ago",
                 Duration.ofSeconds(15),
-                () -> Long.parseLong(masterField(sentinels().get(0), "role-reported-time"))
+                () -> Long.parseLong(group.masterField(sentinels().get(0), "role-reported-time"))
                         > LEASE.plusSeconds(1).toMillis());
         try (LockClient late = LockClient.create(config().build())) {
             long start = System.nanoTime();
@@ -157,7 +140,7 @@ class RedisSentinelFailoverIT {
                     .isPresent();
             System.out.printf(
                     "sentinel failover: a client started %d ms after the promotion is granted in %d ms%n",
-                    Long.parseLong(masterField(sentinels().get(0), "role-reported-time")),
+                    Long.parseLong(group.masterField(sentinels().get(0), "role-reported-time")),
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
             after.add(first.get().token());
             first.get().close();
@@ -232,7 +215,7 @@ class RedisSentinelFailoverIT {
         return LockConfig.builder()
                 .backend("redlock")
                 .set(RedlockSettings.SENTINEL_MASTER, MASTER_NAME)
-                .set(RedlockSettings.SENTINEL_NODES, sentinelList())
+                .set(RedlockSettings.SENTINEL_NODES, group.sentinelNodes())
                 .set(RedlockSettings.NODE_TIMEOUT, RedisSetup.NODE_TIMEOUT)
                 .set(RedlockSettings.RETRY_DELAY, Duration.ofMillis(50))
                 .leaseTime(LEASE);
@@ -248,10 +231,6 @@ class RedisSentinelFailoverIT {
                     stats.substring(at + "total_connections_received:".length(), stats.indexOf('\r', at)));
         }
         return total;
-    }
-
-    private String sentinelList() {
-        return sentinels().stream().map(s -> s.host() + ":" + s.port()).collect(Collectors.joining(","));
     }
 
     /** A local port nothing listens on: connections to it are refused at once. */
@@ -271,31 +250,11 @@ class RedisSentinelFailoverIT {
         });
     }
 
-    private RedisServerProcess started(RedisServerProcess server) {
-        servers.add(server);
-        return server;
-    }
-
     private List<RedisServerProcess> sentinels() {
-        return servers.subList(2, servers.size());
+        return group.sentinels();
     }
 
     private static String info(RedisServerProcess server, String section) {
         return String.valueOf(server.command("INFO", section));
-    }
-
-    private static String masterField(RedisServerProcess sentinel, String field) {
-        List<?> reply = (List<?>) sentinel.command("SENTINEL", "MASTER", MASTER_NAME);
-        for (int i = 0; i + 1 < reply.size(); i += 2) {
-            if (field.equals(reply.get(i))) {
-                return String.valueOf(reply.get(i + 1));
-            }
-        }
-        return "";
-    }
-
-    private static int address(RedisServerProcess sentinel) {
-        List<?> reply = (List<?>) sentinel.command("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME);
-        return Integer.parseInt(String.valueOf(reply.get(1)));
     }
 }

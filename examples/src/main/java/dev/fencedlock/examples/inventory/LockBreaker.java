@@ -3,6 +3,7 @@ package dev.fencedlock.examples.inventory;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.redlock.RedisNodeAddress;
 import dev.fencedlock.redlock.RedlockKeys;
+import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.zookeeper.ZooKeeperLocks;
 import dev.fencedlock.zookeeper.ZooKeeperSettings;
 import java.util.Comparator;
@@ -32,7 +33,11 @@ interface LockBreaker extends AutoCloseable {
     /** The breaker for the configured backend. */
     static LockBreaker forConfig(LockConfig config) {
         return switch (config.backend()) {
-            case "redlock" -> new RedisKeys(LockSetup.redlock(config).nodes());
+            case "redlock" ->
+                LockSetup.redlock(config)
+                        .sentinel()
+                        .<LockBreaker>map(SentinelMasterKey::new)
+                        .orElseGet(() -> new RedisKeys(LockSetup.redlock(config).nodes()));
             case "zookeeper" -> new ZooKeeperNodes(config);
             default ->
                 throw new IllegalArgumentException(
@@ -51,15 +56,54 @@ interface LockBreaker extends AutoCloseable {
         @Override
         public void breakHolder(String lockName) {
             for (RedisNodeAddress node : nodes) {
-                DefaultJedisClientConfig.Builder client = DefaultJedisClientConfig.builder()
-                        .database(node.database())
-                        .ssl(node.tls());
-                node.user().ifPresent(client::user);
-                node.password().ifPresent(client::password);
-                try (Jedis jedis = new Jedis(new HostAndPort(node.host(), node.port()), client.build())) {
+                try (Jedis jedis = connect(node)) {
                     jedis.del(RedlockKeys.lockKey(lockName));
                 }
             }
+        }
+
+        static Jedis connect(RedisNodeAddress node) {
+            DefaultJedisClientConfig.Builder client =
+                    DefaultJedisClientConfig.builder().database(node.database()).ssl(node.tls());
+            node.user().ifPresent(client::user);
+            node.password().ifPresent(client::password);
+            return new Jedis(new HostAndPort(node.host(), node.port()), client.build());
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    /** Deletes the lock key on the master the first answering Sentinel names. */
+    final class SentinelMasterKey implements LockBreaker {
+        private final RedlockSettings.Sentinel sentinel;
+
+        SentinelMasterKey(RedlockSettings.Sentinel sentinel) {
+            this.sentinel = sentinel;
+        }
+
+        @Override
+        public void breakHolder(String lockName) {
+            RuntimeException unanswered = new IllegalStateException(
+                    "No Sentinel named the master " + sentinel.master() + " to break lock " + lockName);
+            for (RedisNodeAddress node : sentinel.sentinels()) {
+                List<String> master;
+                try (Jedis jedis = RedisKeys.connect(node)) {
+                    master = jedis.sentinelGetMasterAddrByName(sentinel.master());
+                } catch (RuntimeException e) {
+                    unanswered.addSuppressed(e);
+                    continue;
+                }
+                if (master == null || master.size() < 2) {
+                    continue;
+                }
+                try (Jedis jedis =
+                        RedisKeys.connect(sentinel.dataNode(master.get(0), Integer.parseInt(master.get(1))))) {
+                    jedis.del(RedlockKeys.lockKey(lockName));
+                }
+                return;
+            }
+            throw unanswered;
         }
 
         @Override

@@ -7,6 +7,7 @@ import dev.fencedlock.jdbcprovider.JdbcLocks;
 import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.zookeeper.ZooKeeperSettings;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.curator.test.TestingServer;
@@ -40,8 +41,18 @@ final class LockSetup implements AutoCloseable {
                     .backend("redlock")
                     .set(
                             RedlockSettings.NODES,
-                            List.of(settings.redisNodes().get().split(",")));
+                            List.of(settings.redisNodes().get().split(",")))
+                    .leaseTime(longestLease(settings));
             forward.addAll(List.of("--redis", settings.redisNodes().get()));
+        }
+        if (settings.redisSentinel().isPresent()) {
+            RunSettings.RedisSentinel sentinel = settings.redisSentinel().get();
+            builder = orNew(builder)
+                    .backend("redlock")
+                    .set(RedlockSettings.SENTINEL_MASTER, sentinel.master())
+                    .set(RedlockSettings.SENTINEL_NODES, sentinel.sentinels())
+                    .leaseTime(longestLease(settings));
+            forward.addAll(List.of("--redis-sentinel", sentinel.flagValue()));
         }
         if (settings.zookeeperConnect().isPresent()) {
             builder = orNew(builder)
@@ -65,6 +76,18 @@ final class LockSetup implements AutoCloseable {
                 .build();
         forward.addAll(List.of("--zookeeper", server.getConnectString()));
         return new LockSetup(config, forward, server);
+    }
+
+    /**
+     * The longest lease the run takes, as {@code fencedlock.lease-time}: a Redis node counts as
+     * restarted (and sits out the restart quarantine) until it has been up that long, so the 30 s
+     * default would keep freshly started nodes out for 30 s although no lease of the run lasts more
+     * than this.
+     */
+    private static Duration longestLease(RunSettings settings) {
+        return settings.lease().compareTo(InventoryApp.BROKEN_ORDER_LEASE) > 0
+                ? settings.lease()
+                : InventoryApp.BROKEN_ORDER_LEASE;
     }
 
     private static TestingServer startZooKeeper() throws Exception {
@@ -110,7 +133,12 @@ final class LockSetup implements AutoCloseable {
     /** Human-readable backend description for the summary, without credentials. */
     String describe() {
         return switch (config.backend()) {
-            case "redlock" -> "redlock over " + redlock(config).nodes().size() + " Redis nodes";
+            case "redlock" ->
+                redlock(config)
+                        .sentinel()
+                        .map(sentinel -> "redlock on the Sentinel master " + sentinel.master() + " ("
+                                + sentinel.sentinels().size() + " Sentinels)")
+                        .orElse("redlock over " + redlock(config).nodes().size() + " Redis nodes");
             case "zookeeper" ->
                 "zookeeper at " + zookeeper(config).connect().orElse("?")
                         + (embeddedZooKeeper != null ? " (embedded)" : "");

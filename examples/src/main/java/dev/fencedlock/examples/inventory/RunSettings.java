@@ -18,6 +18,7 @@ import java.util.OptionalInt;
 record RunSettings(
         Optional<String> backend,
         Optional<String> redisNodes,
+        Optional<RedisSentinel> redisSentinel,
         Optional<String> zookeeperConnect,
         Optional<String> jdbcUrl,
         String dbUser,
@@ -42,6 +43,10 @@ record RunSettings(
               --backend NAME          redlock, zookeeper, jdbc (the lock table in the run's own
                                       database, beside the inventory) or local
               --redis URIS            comma-separated redis:// URIs (implies --backend redlock)
+              --redis-sentinel MASTER@HOST:PORT,HOST:PORT
+                                      the master the Sentinels at HOST:PORT,... monitor under
+                                      MASTER, followed across failovers (implies --backend
+                                      redlock; not with --redis)
               --zookeeper CONNECT     ZooKeeper connect string (implies --backend zookeeper)
             Database (default: embedded H2):
               --jdbc-url URL          e.g. jdbc:postgresql://127.0.0.1:5432/test; the tables go to
@@ -104,9 +109,16 @@ record RunSettings(
             throw new IllegalArgumentException(
                     "--processes " + processes + " exceeds --workers " + workers + "; each process needs a worker");
         }
+        Optional<RedisSentinel> redisSentinel =
+                Optional.ofNullable(flags.get("--redis-sentinel")).map(RedisSentinel::parse);
+        if (redisSentinel.isPresent() && flags.containsKey("--redis")) {
+            throw new IllegalArgumentException("--redis '" + flags.get("--redis") + "' and --redis-sentinel '"
+                    + flags.get("--redis-sentinel") + "' are two ways to reach Redis; give one");
+        }
         return new RunSettings(
                 Optional.ofNullable(flags.get("--backend")),
                 Optional.ofNullable(flags.get("--redis")),
+                redisSentinel,
                 Optional.ofNullable(flags.get("--zookeeper")),
                 Optional.ofNullable(flags.get("--jdbc-url")),
                 flags.getOrDefault("--db-user", ""),
@@ -127,6 +139,7 @@ record RunSettings(
     private static final List<String> KNOWN = List.of(
             "--backend",
             "--redis",
+            "--redis-sentinel",
             "--zookeeper",
             "--jdbc-url",
             "--db-user",
@@ -140,6 +153,29 @@ record RunSettings(
             "--break-lock-worker",
             "--processes",
             "--worker-offset");
+
+    /**
+     * The value of {@code --redis-sentinel}: the master name and the Sentinels, as the {@code
+     * fencedlock.redlock.sentinel.master} and {@code fencedlock.redlock.sentinel.nodes} settings take
+     * them.
+     */
+    record RedisSentinel(String master, String sentinels) {
+        static RedisSentinel parse(String value) {
+            int at = value.indexOf('@');
+            String master = at < 0 ? "" : value.substring(0, at).trim();
+            String sentinels = at < 0 ? "" : value.substring(at + 1).trim();
+            if (master.isEmpty() || sentinels.isEmpty()) {
+                throw new IllegalArgumentException(
+                        "--redis-sentinel needs MASTER@HOST:PORT[,HOST:PORT...], got '" + value + "'");
+            }
+            return new RedisSentinel(master, sentinels);
+        }
+
+        /** The flag's value again, as a worker process is given it. */
+        String flagValue() {
+            return master + "@" + sentinels;
+        }
+    }
 
     private static OptionalInt breakWorker(String value, int workers, Duration stall, int stallWorker) {
         if (value == null) {

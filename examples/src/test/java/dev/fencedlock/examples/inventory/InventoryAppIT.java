@@ -7,6 +7,8 @@ import dev.fencedlock.testkit.db.TestDatabase.Kind;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -26,6 +28,16 @@ class InventoryAppIT {
                     .isTrue();
             return Long.parseLong(matcher.group(1));
         }
+    }
+
+    /**
+     * A short run on the backend {@code backendArgs} name: 6 workers, 2 SKUs x 30 units (60 in all),
+     * lease 1 s, worker 0 stalling 2.5 s.
+     */
+    static Run shortRun(String... backendArgs) {
+        List<String> args = new ArrayList<>(List.of(backendArgs));
+        args.addAll(List.of("--workers", "6", "--skus", "2", "--stock", "30", "--lease", "1s", "--stall", "2500ms"));
+        return run(args.toArray(String[]::new));
     }
 
     static Run run(String... args) {
@@ -53,7 +65,7 @@ class InventoryAppIT {
 
     @Test
     void embeddedDefaultSellsEveryUnitOnceAndRefusesTheStalledWrite() {
-        Run run = run("--workers", "6", "--skus", "2", "--stock", "30", "--lease", "1s", "--stall", "2500ms");
+        Run run = shortRun();
         assertThat(run.output())
                 .contains("zookeeper at")
                 .contains("(embedded)")

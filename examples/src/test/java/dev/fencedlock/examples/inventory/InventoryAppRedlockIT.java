@@ -2,6 +2,7 @@ package dev.fencedlock.examples.inventory;
 
 import static dev.fencedlock.examples.inventory.InventoryAppIT.assertInvariantsHold;
 import static dev.fencedlock.examples.inventory.InventoryAppIT.run;
+import static dev.fencedlock.examples.inventory.InventoryAppIT.shortRun;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencedlock.testkit.redis.RedisServersExtension;
@@ -15,19 +16,7 @@ class InventoryAppRedlockIT {
 
     @Test
     void redlockSellsEveryUnitOnceAndRefusesTheStalledWrite() {
-        InventoryAppIT.Run run = run(
-                "--redis",
-                redis.servers().nodes(),
-                "--workers",
-                "6",
-                "--skus",
-                "2",
-                "--stock",
-                "30",
-                "--lease",
-                "1s",
-                "--stall",
-                "2500ms");
+        InventoryAppIT.Run run = shortRun("--redis", redis.servers().nodes());
         assertThat(run.output()).contains("redlock over 3 Redis nodes");
         assertInvariantsHold(run, 60);
     }

@@ -1,25 +1,42 @@
 package dev.fencedlock.internal.local;
 
+import dev.fencedlock.spi.TokenOrder;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 /**
  * The state of every {@code local} lock in this JVM, shared by all local clients so that two
- * clients in one process exclude each other as two processes would. Tokens come from one counter
- * for the whole JVM, so they grow strictly for every lock name however entries come and go.
- * Thread-safe.
+ * clients in one process exclude each other as two processes would.
+ *
+ * <p>Tokens follow the one token order of all backends ({@link TokenOrder}): a grant made when the
+ * wall clock reads {@code t} ms gets {@code max(t << 16, previous + 1)}, where {@code previous} is
+ * the last token this table issued for any name. One counter for the whole table keeps tokens
+ * strictly increasing for every lock name, across every local client of the JVM and whatever the
+ * wall clock does (a clock stepped back only makes tokens count up by one). Thread-safe.
  */
 public final class LocalLockTable {
-    /** The table every local client of this JVM shares. */
-    public static final LocalLockTable SHARED = new LocalLockTable();
+    /** The table every local client of this JVM shares; its tokens read the system wall clock. */
+    public static final LocalLockTable SHARED = new LocalLockTable(System::currentTimeMillis);
 
     private final Map<String, Slot> slots = new ConcurrentHashMap<>();
     private final AtomicLong tokens = new AtomicLong();
+    private final LongSupplier wallClockMillis;
+
+    /**
+     * A table of its own, for tests that pin the wall clock.
+     *
+     * @param wallClockMillis the wall clock tokens start from, in milliseconds since the epoch; a
+     *     negative reading counts as 0
+     */
+    LocalLockTable(LongSupplier wallClockMillis) {
+        this.wallClockMillis = wallClockMillis;
+    }
 
     /** A successful grant: the holder identity to present later, and its token. */
     public record Grant(Object holder, long token, long expiresAtNanos) {}
@@ -29,8 +46,7 @@ public final class LocalLockTable {
      *
      * @return the grant, or null if the lock stayed held until the deadline
      */
-    Grant acquire(String name, long leaseNanos, long deadlineNanos, java.util.function.LongSupplier clock)
-            throws InterruptedException {
+    Grant acquire(String name, long leaseNanos, long deadlineNanos, LongSupplier clock) throws InterruptedException {
         Slot slot = slots.computeIfAbsent(name, n -> new Slot());
         slot.lock.lockInterruptibly();
         try {
@@ -41,7 +57,7 @@ public final class LocalLockTable {
                     slot.holder = holder;
                     slot.onForcedExpiry = null;
                     slot.expiresAtNanos = now + leaseNanos;
-                    return new Grant(holder, tokens.incrementAndGet(), slot.expiresAtNanos);
+                    return new Grant(holder, nextToken(), slot.expiresAtNanos);
                 }
                 long waitLeft = deadlineNanos - now;
                 if (waitLeft <= 0) {
@@ -52,6 +68,12 @@ public final class LocalLockTable {
         } finally {
             slot.lock.unlock();
         }
+    }
+
+    /** The next token in the token order, above every token this table issued or skipped. */
+    private long nextToken() {
+        long nowMillis = Math.max(0, wallClockMillis.getAsLong());
+        return tokens.accumulateAndGet(nowMillis, TokenOrder::next);
     }
 
     /** Extends the grant if {@code holder} still holds it; returns false otherwise. */
@@ -140,13 +162,20 @@ public final class LocalLockTable {
      * backend). Meant for tests of fences that must refuse the older tokens.
      *
      * @return the largest token skipped; the next grant's token is larger
-     * @throws IllegalArgumentException if {@code count} is not positive
+     * @throws IllegalArgumentException if {@code count} is not positive, or so large that no token
+     *     would be left above the skipped ones
      */
     public long skipTokens(long count) {
         if (count <= 0) {
             throw new IllegalArgumentException("count must be positive, got " + count);
         }
-        return tokens.addAndGet(count);
+        return tokens.accumulateAndGet(count, (last, by) -> {
+            if (last > Long.MAX_VALUE - 1 - by) {
+                throw new IllegalArgumentException(
+                        "count must leave tokens below Long.MAX_VALUE, got " + by + " after token " + last);
+            }
+            return last + by;
+        });
     }
 
     private static final class Slot {
