@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.fencedlock.LockException;
+import dev.fencedlock.jdbc.FenceDatabases.Isolation;
 import dev.fencedlock.jdbc.internal.ConcurrencyFailures;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.db.TestDatabase.Kind;
@@ -14,13 +15,17 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLSyntaxErrorException;
 import java.sql.Statement;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** {@link FenceGuard} on each database: exact names, the missing table, and the refusals that hide behind concurrency failures. */
 class FenceGuardIT {
@@ -217,16 +222,17 @@ class FenceGuardIT {
 
     /**
      * Two transactions of one lease (one token): the first at READ COMMITTED holds the row; the
-     * second at REPEATABLE READ takes its snapshot with the guard, before it waits for the row. The
+     * second at REPEATABLE READ or SERIALIZABLE takes its snapshot with the guard, before it waits for the row. The
      * two writes cannot conflict (each inserts a row of its own), so only the fence row orders them:
      * the second must either see the first's row or fail to serialize, never commit a write derived
      * from a read that missed it. A guard that only locked an unchanged row, without writing a new
      * version of it, lets the second commit from its stale snapshot on PostgreSQL, which raises no
      * serialization failure for a row that was locked but not changed (docs/fencing.md).
      */
-    @ParameterizedTest
-    @EnumSource(Kind.class)
-    void aRepeatableReadTransactionOfTheSameLeaseNeverCommitsFromASnapshotBeforeTheFirst(Kind kind) throws Exception {
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databasesAndSnapshotIsolations")
+    void aRepeatableReadTransactionOfTheSameLeaseNeverCommitsFromASnapshotBeforeTheFirst(Kind kind, Isolation isolation)
+            throws Exception {
         TestDatabase db = databases.get(kind);
         long id = IDS.incrementAndGet();
         String name = "snapshot-" + id;
@@ -238,7 +244,7 @@ class FenceGuardIT {
                 Connection second = db.connection()) {
             first.setAutoCommit(false);
             GUARD.enter(first, name, 5);
-            second.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            second.setTransactionIsolation(isolation.level);
             CompletableFuture<Long> attempt = startWaiting(waits, second, lease(name, 5), c -> {
                 long seen = queryLong(c, count);
                 insertCounter(c, base + 2, seen, 2);
@@ -294,6 +300,19 @@ class FenceGuardIT {
             statement.setLong(3, writer);
             statement.executeUpdate();
         }
+    }
+
+    /**
+     * Every database at REPEATABLE READ and SERIALIZABLE except H2 at SERIALIZABLE, where H2 2.5
+     * lets the second transaction's guard through after the first's commit without a concurrency
+     * failure and keeps the snapshot it took before it waited: the known gap that docs/fencing.md
+     * states ("Assumptions"), not a property of the guard's write.
+     */
+    static Stream<Arguments> databasesAndSnapshotIsolations() {
+        return Arrays.stream(Kind.values())
+                .flatMap(kind -> Stream.of(Isolation.REPEATABLE_READ, Isolation.SERIALIZABLE)
+                        .filter(isolation -> kind != Kind.H2 || isolation != Isolation.SERIALIZABLE)
+                        .map(isolation -> Arguments.of(kind, isolation)));
     }
 
     private static long queryLong(Connection connection, String sql) throws SQLException {
