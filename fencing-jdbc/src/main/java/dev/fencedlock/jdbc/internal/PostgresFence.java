@@ -21,6 +21,16 @@ import java.time.Duration;
  *       transaction in its {@code RETURNING}, so only when it raised the row: the transaction-local
  *       setting {@value #MARK} becomes {@code "<transaction id> <token> <lock name>"}, the id being
  *       {@code txid_current()}.
+ *   <li>The guard's update writes the row even when it already holds the token: a new row version
+ *       per fenced transaction, on purpose. A row lock without a new version ({@code select ... for
+ *       no key update}) would still refuse lower tokens and make a second transaction of the same
+ *       lease wait, but PostgreSQL fails a REPEATABLE READ or SERIALIZABLE transaction ({@code
+ *       40001}) only for a row changed after its snapshot, not for one merely locked; that
+ *       snapshot is taken when the guard starts, before it waits. So the second transaction would
+ *       get the row after the first committed and read from a snapshot without the first's
+ *       writes: both could commit writes derived from one read (guarantee 2 of docs/fencing.md),
+ *       even if only the first transaction, at READ COMMITTED, had skipped the write ({@code
+ *       FenceGuardIT.aRepeatableReadTransactionOfTheSameLeaseNeverCommitsFromASnapshotBeforeTheFirst}).
  *   <li>The trigger of a protected table (migration {@value #MIGRATION}) accepts a write statement
  *       only if the mark, or the operator's bypass {@code fencedlock.unfenced}, starts with the
  *       current transaction's id: a mark set for the session, on the URL or for a role names no
