@@ -229,6 +229,9 @@ public final class FenceGuard {
      *     transaction cannot see or write it (it was created after the transaction's snapshot under
      *     REPEATABLE READ or SERIALIZABLE); roll back and {@link #explain}, or retry
      * @throws SQLSyntaxErrorException if the table is missing, with how to create it
+     * @throws java.sql.SQLFeatureNotSupportedException (SQLState {@code 0A000}) if the transaction
+     *     runs at an isolation level at which the database cannot keep the guarantee (SERIALIZABLE
+     *     on H2); nothing was run
      * @throws LockException if the table holds a row whose name differs from {@code lockName} but
      *     compares equal to it (a case-insensitive or space-padding collation on MariaDB/MySQL), or
      *     if the table lacks its primary key on {@code lock_name}
@@ -248,6 +251,7 @@ public final class FenceGuard {
         }
         DatabaseMetaData meta = connection.getMetaData();
         GuardStatements guard = statements.get(Database.of(meta));
+        guard.requireSafeIsolation(connection);
         try {
             shape.check(connection, meta, guard.database());
             for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {

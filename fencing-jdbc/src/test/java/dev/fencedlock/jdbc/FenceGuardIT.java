@@ -13,6 +13,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLSyntaxErrorException;
 import java.sql.Statement;
 import java.util.Arrays;
@@ -303,11 +304,32 @@ class FenceGuardIT {
     }
 
     /**
-     * Every database at REPEATABLE READ and SERIALIZABLE except H2 at SERIALIZABLE, where H2 2.5
-     * lets the second transaction's guard through after the first's commit without a concurrency
-     * failure and keeps the snapshot it took before it waited: the known gap that docs/fencing.md
-     * states ("Assumptions"), not a property of the guard's write.
+     * H2 2.5 at SERIALIZABLE lets the second transaction's guard through after the first's commit
+     * without a concurrency failure and keeps the snapshot it took before it waited, so the guard
+     * refuses that level on H2 before it runs anything: the fence row is not raised, the mark not
+     * set, and the connection's transaction can go on (unfenced) or roll back.
      */
+    @Test
+    void serializableIsRefusedOnH2BeforeAnythingRuns() throws Exception {
+        TestDatabase db = databases.get(Kind.H2);
+        String name = "serializable-h2-" + IDS.incrementAndGet();
+        enterAndCommit(db, name, 5);
+        try (Connection connection = db.connection()) {
+            connection.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+            connection.setAutoCommit(false);
+            assertThatThrownBy(() -> GUARD.enter(connection, name, 6))
+                    .isInstanceOf(SQLFeatureNotSupportedException.class)
+                    .hasMessageContaining("cannot run at SERIALIZABLE on H2")
+                    .hasMessageContaining("REPEATABLE READ")
+                    .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("0A000"));
+            connection.rollback();
+        }
+        assertThat(db.queryLong("select token from fencedlock_fence where lock_name = ?", name))
+                .as("the fence row, untouched by the refused guard")
+                .isEqualTo(5);
+    }
+
+    /** Every database at REPEATABLE READ and SERIALIZABLE except H2 at SERIALIZABLE, which the guard refuses. */
     static Stream<Arguments> databasesAndSnapshotIsolations() {
         return Arrays.stream(Kind.values())
                 .flatMap(kind -> Stream.of(Isolation.REPEATABLE_READ, Isolation.SERIALIZABLE)

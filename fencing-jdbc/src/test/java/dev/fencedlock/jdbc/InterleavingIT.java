@@ -102,9 +102,12 @@ class InterleavingIT {
         }
     }
 
+    /** Every database and isolation but SERIALIZABLE on H2, which the guard refuses (FenceGuardIT). */
     static Stream<Arguments> databasesAndIsolations() {
         return Arrays.stream(Kind.values())
-                .flatMap(kind -> Arrays.stream(Isolation.values()).map(isolation -> Arguments.of(kind, isolation)));
+                .flatMap(kind -> Arrays.stream(Isolation.values())
+                        .filter(isolation -> kind != Kind.H2 || isolation != Isolation.SERIALIZABLE)
+                        .map(isolation -> Arguments.of(kind, isolation)));
     }
 
     @ParameterizedTest(name = "{0} {1}")

@@ -282,12 +282,12 @@ class JdbcFencingIT {
         long id = IDS.incrementAndGet();
         try (Lease lease = acquire("isolation-" + id);
                 Connection connection = db.connection()) {
-            connection.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+            connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             JdbcFencing.inTransaction(connection, lease, c -> {
-                assertThat(c.getTransactionIsolation()).isEqualTo(Connection.TRANSACTION_SERIALIZABLE);
+                assertThat(c.getTransactionIsolation()).isEqualTo(Connection.TRANSACTION_REPEATABLE_READ);
                 return insertCounter(c, id, 1);
             });
-            assertThat(connection.getTransactionIsolation()).isEqualTo(Connection.TRANSACTION_SERIALIZABLE);
+            assertThat(connection.getTransactionIsolation()).isEqualTo(Connection.TRANSACTION_REPEATABLE_READ);
             assertRestored(connection);
         }
     }

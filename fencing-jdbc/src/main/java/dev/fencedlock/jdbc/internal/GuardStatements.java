@@ -56,6 +56,14 @@ public class GuardStatements {
     }
 
     /**
+     * Refuses an isolation level at which this database cannot keep the fence guarantee, before
+     * anything is run. Every level passes by default.
+     *
+     * @throws SQLException (SQLState {@code 0A000}) naming the level and the levels to use instead
+     */
+    public void requireSafeIsolation(Connection connection) throws SQLException {}
+
+    /**
      * The first statement: raises the row to {@code token} if it holds {@code token} or less,
      * bounding waits by {@code bound} (null: the database's own settings) and marking the
      * transaction where the database allows it.

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.time.Duration;
 
@@ -38,6 +39,26 @@ final class H2Fence extends GuardStatements {
         this.updateSql = "update " + table + " set token = case when set(" + MARK
                 + ", concat(transaction_id(), cast(? as varchar))) is null then ? else ? end"
                 + " where lock_name = ? and token <= ?";
+    }
+
+    /**
+     * H2 2.5 keeps a SERIALIZABLE transaction's snapshot across its wait for the fence row and
+     * raises no concurrency failure for rows another transaction inserted or changed meanwhile: a
+     * fenced transaction that waited for the previous holder of its lock (or an earlier
+     * transaction of its own lease) would commit writes derived from a read that missed that
+     * holder's commit, a lost update (guarantee 2). READ COMMITTED, H2's default, and REPEATABLE
+     * READ read after the wait and keep it ({@code FenceGuardIT}).
+     */
+    @Override
+    public void requireSafeIsolation(Connection connection) throws SQLException {
+        if (connection.getTransactionIsolation() == Connection.TRANSACTION_SERIALIZABLE) {
+            throw new SQLFeatureNotSupportedException(
+                    "A fenced transaction cannot run at SERIALIZABLE on H2: H2 keeps such a transaction's"
+                            + " snapshot across its wait for the fence row, so it could commit writes derived from"
+                            + " a read that missed the previous holder's commit. Use READ COMMITTED (H2's default)"
+                            + " or REPEATABLE READ",
+                    "0A000");
+        }
     }
 
     @Override
