@@ -16,6 +16,7 @@ import org.apache.curator.utils.ZKPaths;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisMovedDataException;
 
 /**
  * Makes the lock fail under its holder: deletes the holder's grant on the backend, as a Redis node
@@ -33,11 +34,7 @@ interface LockBreaker extends AutoCloseable {
     /** The breaker for the configured backend. */
     static LockBreaker forConfig(LockConfig config) {
         return switch (config.backend()) {
-            case "redlock" ->
-                LockSetup.redlock(config)
-                        .sentinel()
-                        .<LockBreaker>map(SentinelMasterKey::new)
-                        .orElseGet(() -> new RedisKeys(LockSetup.redlock(config).nodes()));
+            case "redlock" -> forRedlock(LockSetup.redlock(config));
             case "zookeeper" -> new ZooKeeperNodes(config);
             default ->
                 throw new IllegalArgumentException(
@@ -45,29 +42,42 @@ interface LockBreaker extends AutoCloseable {
         };
     }
 
-    /** Deletes the lock key on every Redis node. */
-    final class RedisKeys implements LockBreaker {
-        private final List<RedisNodeAddress> nodes;
+    private static LockBreaker forRedlock(RedlockSettings redlock) {
+        if (redlock.sentinel().isPresent()) {
+            return new SentinelMasterKey(redlock.sentinel().get(), redlock.keys());
+        }
+        if (!redlock.clusterNodes().isEmpty()) {
+            return new ClusterKey(redlock.clusterNodes(), redlock.keys());
+        }
+        return new RedisKeys(redlock.nodes(), redlock.keys());
+    }
 
-        RedisKeys(List<RedisNodeAddress> nodes) {
-            this.nodes = List.copyOf(nodes);
+    /** Deletes the lock key on every Redis node. */
+    record RedisKeys(List<RedisNodeAddress> nodes, RedlockKeys keys) implements LockBreaker {
+        public RedisKeys {
+            nodes = List.copyOf(nodes);
         }
 
         @Override
         public void breakHolder(String lockName) {
             for (RedisNodeAddress node : nodes) {
                 try (Jedis jedis = connect(node)) {
-                    jedis.del(RedlockKeys.lockKey(lockName));
+                    jedis.del(keys.lock(lockName));
                 }
             }
         }
 
         static Jedis connect(RedisNodeAddress node) {
+            return connect(node, new HostAndPort(node.host(), node.port()));
+        }
+
+        /** A connection to {@code address} with {@code node}'s credentials, database and TLS. */
+        static Jedis connect(RedisNodeAddress node, HostAndPort address) {
             DefaultJedisClientConfig.Builder client =
                     DefaultJedisClientConfig.builder().database(node.database()).ssl(node.tls());
             node.user().ifPresent(client::user);
             node.password().ifPresent(client::password);
-            return new Jedis(new HostAndPort(node.host(), node.port()), client.build());
+            return new Jedis(address, client.build());
         }
 
         @Override
@@ -75,12 +85,7 @@ interface LockBreaker extends AutoCloseable {
     }
 
     /** Deletes the lock key on the master the first answering Sentinel names. */
-    final class SentinelMasterKey implements LockBreaker {
-        private final RedlockSettings.Sentinel sentinel;
-
-        SentinelMasterKey(RedlockSettings.Sentinel sentinel) {
-            this.sentinel = sentinel;
-        }
+    record SentinelMasterKey(RedlockSettings.Sentinel sentinel, RedlockKeys keys) implements LockBreaker {
 
         @Override
         public void breakHolder(String lockName) {
@@ -99,9 +104,43 @@ interface LockBreaker extends AutoCloseable {
                 }
                 try (Jedis jedis =
                         RedisKeys.connect(sentinel.dataNode(master.get(0), Integer.parseInt(master.get(1))))) {
-                    jedis.del(RedlockKeys.lockKey(lockName));
+                    jedis.del(keys.lock(lockName));
                 }
                 return;
+            }
+            throw unanswered;
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    /**
+     * Deletes the lock key on the master of a Redis Cluster that owns its slot: the first seed that
+     * answers is asked, and its {@code MOVED} reply names the owner when it is another master.
+     */
+    record ClusterKey(List<RedisNodeAddress> seeds, RedlockKeys keys) implements LockBreaker {
+        public ClusterKey {
+            seeds = List.copyOf(seeds);
+        }
+
+        @Override
+        public void breakHolder(String lockName) {
+            String key = keys.lock(lockName);
+            RuntimeException unanswered = new IllegalStateException(
+                    "No seed of the Redis Cluster answered to break lock " + lockName + " (" + key + ")");
+            for (RedisNodeAddress seed : seeds) {
+                try (Jedis jedis = RedisKeys.connect(seed)) {
+                    jedis.del(key);
+                    return;
+                } catch (JedisMovedDataException moved) {
+                    try (Jedis jedis = RedisKeys.connect(seed, moved.getTargetNode())) {
+                        jedis.del(key);
+                    }
+                    return;
+                } catch (RuntimeException e) {
+                    unanswered.addSuppressed(e);
+                }
             }
             throw unanswered;
         }

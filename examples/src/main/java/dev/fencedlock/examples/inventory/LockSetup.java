@@ -54,6 +54,13 @@ final class LockSetup implements AutoCloseable {
                     .leaseTime(longestLease(settings));
             forward.addAll(List.of("--redis-sentinel", sentinel.flagValue()));
         }
+        if (settings.redisCluster().isPresent()) {
+            builder = orNew(builder)
+                    .backend("redlock")
+                    .set(RedlockSettings.CLUSTER_NODES, settings.redisCluster().get())
+                    .leaseTime(longestLease(settings));
+            forward.addAll(List.of("--redis-cluster", settings.redisCluster().get()));
+        }
         if (settings.zookeeperConnect().isPresent()) {
             builder = orNew(builder)
                     .backend("zookeeper")
@@ -133,12 +140,7 @@ final class LockSetup implements AutoCloseable {
     /** Human-readable backend description for the summary, without credentials. */
     String describe() {
         return switch (config.backend()) {
-            case "redlock" ->
-                redlock(config)
-                        .sentinel()
-                        .map(sentinel -> "redlock on the Sentinel master " + sentinel.master() + " ("
-                                + sentinel.sentinels().size() + " Sentinels)")
-                        .orElse("redlock over " + redlock(config).nodes().size() + " Redis nodes");
+            case "redlock" -> describeRedlock(redlock(config));
             case "zookeeper" ->
                 "zookeeper at " + zookeeper(config).connect().orElse("?")
                         + (embeddedZooKeeper != null ? " (embedded)" : "");
@@ -148,6 +150,18 @@ final class LockSetup implements AutoCloseable {
                         : "jdbc";
             default -> config.backend();
         };
+    }
+
+    private static String describeRedlock(RedlockSettings redlock) {
+        if (redlock.sentinel().isPresent()) {
+            RedlockSettings.Sentinel sentinel = redlock.sentinel().get();
+            return "redlock on the Sentinel master " + sentinel.master() + " ("
+                    + sentinel.sentinels().size() + " Sentinels)";
+        }
+        if (!redlock.clusterNodes().isEmpty()) {
+            return "redlock on a Redis Cluster (" + redlock.clusterNodes().size() + " seed nodes)";
+        }
+        return "redlock over " + redlock.nodes().size() + " Redis nodes";
     }
 
     /** Flags that make a worker process use the same backend. */

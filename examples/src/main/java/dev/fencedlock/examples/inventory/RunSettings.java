@@ -19,6 +19,7 @@ record RunSettings(
         Optional<String> backend,
         Optional<String> redisNodes,
         Optional<RedisSentinel> redisSentinel,
+        Optional<String> redisCluster,
         Optional<String> zookeeperConnect,
         Optional<String> jdbcUrl,
         String dbUser,
@@ -47,6 +48,10 @@ record RunSettings(
                                       the master the Sentinels at HOST:PORT,... monitor under
                                       MASTER, followed across failovers (implies --backend
                                       redlock; not with --redis)
+              --redis-cluster HOST:PORT[,HOST:PORT...]
+                                      seed nodes of one Redis Cluster; each lock on the shard of
+                                      its hash slot (implies --backend redlock; not with --redis
+                                      or --redis-sentinel)
               --zookeeper CONNECT     ZooKeeper connect string (implies --backend zookeeper)
             Database (default: embedded H2):
               --jdbc-url URL          e.g. jdbc:postgresql://127.0.0.1:5432/test; the tables go to
@@ -111,14 +116,20 @@ record RunSettings(
         }
         Optional<RedisSentinel> redisSentinel =
                 Optional.ofNullable(flags.get("--redis-sentinel")).map(RedisSentinel::parse);
-        if (redisSentinel.isPresent() && flags.containsKey("--redis")) {
-            throw new IllegalArgumentException("--redis '" + flags.get("--redis") + "' and --redis-sentinel '"
-                    + flags.get("--redis-sentinel") + "' are two ways to reach Redis; give one");
+        Optional<String> redisCluster =
+                Optional.ofNullable(flags.get("--redis-cluster")).map(RunSettings::clusterSeeds);
+        List<String> redisModes =
+                REDIS_MODES.stream().filter(flags::containsKey).toList();
+        if (redisModes.size() > 1) {
+            throw new IllegalArgumentException(redisModes.get(0) + " '" + flags.get(redisModes.get(0)) + "' and "
+                    + redisModes.get(1) + " '" + flags.get(redisModes.get(1))
+                    + "' are two ways to reach Redis; give one");
         }
         return new RunSettings(
                 Optional.ofNullable(flags.get("--backend")),
                 Optional.ofNullable(flags.get("--redis")),
                 redisSentinel,
+                redisCluster,
                 Optional.ofNullable(flags.get("--zookeeper")),
                 Optional.ofNullable(flags.get("--jdbc-url")),
                 flags.getOrDefault("--db-user", ""),
@@ -140,6 +151,7 @@ record RunSettings(
             "--backend",
             "--redis",
             "--redis-sentinel",
+            "--redis-cluster",
             "--zookeeper",
             "--jdbc-url",
             "--db-user",
@@ -153,6 +165,36 @@ record RunSettings(
             "--break-lock-worker",
             "--processes",
             "--worker-offset");
+
+    /** The flags that each name a way to reach Redis, of which a run takes one. */
+    private static final List<String> REDIS_MODES = List.of("--redis", "--redis-sentinel", "--redis-cluster");
+
+    /**
+     * The value of {@code --redis-cluster} with blanks around the entries removed, as {@code
+     * fencedlock.redlock.cluster.nodes} takes it: every entry {@code HOST:PORT} with a port in
+     * 1..65535, else an {@link IllegalArgumentException} naming the flag and the value.
+     */
+    static String clusterSeeds(String value) {
+        List<String> seeds = new ArrayList<>();
+        for (String entry : value.split(",", -1)) {
+            String seed = entry.trim();
+            int colon = seed.lastIndexOf(':');
+            if (colon <= 0 || !validPort(seed.substring(colon + 1))) {
+                throw new IllegalArgumentException(
+                        "--redis-cluster needs HOST:PORT[,HOST:PORT...], got '" + value + "'");
+            }
+            seeds.add(seed);
+        }
+        return String.join(",", seeds);
+    }
+
+    private static boolean validPort(String text) {
+        if (text.isEmpty() || text.length() > 5 || !text.chars().allMatch(Character::isDigit)) {
+            return false;
+        }
+        int port = Integer.parseInt(text);
+        return port >= 1 && port <= 65_535;
+    }
 
     /**
      * The value of {@code --redis-sentinel}: the master name and the Sentinels, as the {@code
