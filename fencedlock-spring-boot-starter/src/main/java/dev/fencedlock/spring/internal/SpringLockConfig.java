@@ -26,6 +26,10 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  * FENCEDLOCK_REDLOCK_NODE_TIMEOUT}) is matched to the known key it spells. Nothing else is changed:
  * a misspelt key stays misspelt and is rejected.
  *
+ * <p>With the redlock backend and no Redis address among the {@code fencedlock.redlock.*} keys,
+ * Spring Boot's {@code spring.data.redis.sentinel.*} or {@code spring.data.redis.cluster.nodes}
+ * supply it ({@link SpringDataRedis}).
+ *
  * <p>Which names are checked depends on where they come from. What the application set (its
  * {@code application.properties}/YAML, profiles, command-line arguments, test properties) is
  * strict: every unknown {@code fencedlock.*} key fails start-up. The process's surroundings (system
@@ -53,13 +57,21 @@ public final class SpringLockConfig {
     public static LockConfig from(Environment environment) {
         Map<String, String> properties = properties(environment);
         STARTER_KEYS.forEach(properties::remove);
+        SpringDataRedis.Resolved resolved = SpringDataRedis.withBootRedis(properties, Binder.get(environment));
         try {
-            return LockConfig.fromMap(properties);
+            return LockConfig.fromMap(resolved.properties());
         } catch (IllegalArgumentException e) {
             if (e.getMessage() != null && e.getMessage().startsWith("Unknown configuration key")) {
                 // the library lists its own keys and its providers'; the starter's are known here too
                 throw new IllegalArgumentException(
                         e.getMessage() + "; the Spring starter's own keys are " + STARTER_KEYS, e);
+            }
+            if (resolved.takenFrom().isPresent()) {
+                throw new IllegalArgumentException(
+                        e.getMessage() + " (the fencedlock.redlock keys were taken from "
+                                + resolved.takenFrom().get()
+                                + "; set fencedlock.redlock.* to configure the lock's Redis apart)",
+                        e);
             }
             throw e;
         }
