@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Runs the fencedlock benchmark suite beside its anchors (raw Jedis, Redisson, Curator, @Version):
-# builds benchmarks.jar, starts 5 redis-server processes and a ZooKeeper server on free ports, runs
-# JMH in interleaved rounds (one fork of every benchmark per round), measures heap per lease, writes
-# the ratio table, and stops every server it started by PID, also on failure or Ctrl-C.
+# builds benchmarks.jar, starts 5 redis-server processes and a ZooKeeper server on free ports (and,
+# when a selected benchmark needs them, a Sentinel group and Redis Clusters of 1, 2 and 3 masters),
+# runs JMH in interleaved rounds (one fork of every benchmark per round), measures heap per lease,
+# writes the ratio table, and stops every server it started by PID, also on failure or Ctrl-C.
 #
-#   benchmarks/run.sh                 # the full run (3 rounds), about 25 minutes on 2 cores
-#   benchmarks/run.sh --quick         # a smoke run: 1 round, short iterations, about 6 minutes
+#   benchmarks/run.sh                 # the full run (3 rounds), about 40 minutes on 2 cores
+#   benchmarks/run.sh --quick         # a smoke run: 1 round, short iterations, about 8 minutes
 #   benchmarks/run.sh --select Handoff --select Curator --quick
 #
-# Needs: java 17+, redis-server, python3 (for the report). PostgreSQL on 127.0.0.1:5432 (database
+# Needs: java 17+, redis-server, python3 (for the report); redis-cli for the Sentinel and Cluster
+# benchmarks. PostgreSQL on 127.0.0.1:5432 (database
 # test, trust auth) is used when reachable; otherwise the JPA benchmarks run on H2 only.
 set -euo pipefail
 
