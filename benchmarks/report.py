@@ -18,8 +18,12 @@ import statistics
 import sys
 from collections import defaultdict
 
-# (label, numerator, denominator, target, "min" = ratio must be at least target / "max" = at most)
-# Names are "Class.method" plus ":param=value" for parameterised benchmarks.
+# (label, numerator, denominator, target, "min" = ratio must be at least target / "max" = at most;
+# target None = no goal, the ratio is reported as measured).
+# Names are "Class.method" plus ":param=value" for every JMH parameter of the benchmark, in name
+# order, as short_name() spells them; results recorded before a parameter existed are matched
+# through LEGACY_PARAMS. A row whose two sides the run did not both measure is listed under the
+# table as not measured.
 RATIOS = [
     ("(2) redlock N=1 vs Redisson RLock, 1 thread",
      "FencedRedlockBenchmark.oneNodeOneThread", "RedissonBenchmark.rlockOneThread", 1.0, "min"),
@@ -44,17 +48,18 @@ RATIOS = [
      "FencedZookeeperBenchmark.eightThreads", "CuratorBenchmark.eightThreads", 0.9, "min"),
     # (6) is a cost ratio: time per fenced update over time per @Version update = anchor ops / fenced ops.
     ("(6) fenced JPA update cost vs @Version, H2",
-     "VersionedUpdateBenchmark.update:database=h2", "FencedUpdateBenchmark.update:database=h2", 1.10, "max"),
+     "VersionedUpdateBenchmark.update:database=h2",
+     "FencedUpdateBenchmark.update:database=h2:protectedTable=false", 1.10, "max"),
     # (11): the fence row's guard is the transaction's first statement; the same cost ratios.
     ("(11) fenced JPA transaction cost vs @Version, PostgreSQL",
-     "VersionedUpdateBenchmark.update:database=postgresql", "FencedUpdateBenchmark.update:database=postgresql",
-     1.25, "max"),
+     "VersionedUpdateBenchmark.update:database=postgresql",
+     "FencedUpdateBenchmark.update:database=postgresql:protectedTable=false", 1.25, "max"),
     ("(11) fenced JDBC transaction cost vs unfenced, PostgreSQL",
-     "JdbcTransactionBenchmark.readModifyWrite:mode=unfenced", "JdbcTransactionBenchmark.readModifyWrite:mode=fenced",
-     1.25, "max"),
+     "JdbcTransactionBenchmark.readModifyWrite:database=postgresql:mode=unfenced",
+     "JdbcTransactionBenchmark.readModifyWrite:database=postgresql:mode=fenced", 1.25, "max"),
     ("(11) floor: unfenced JDBC transaction with one more round trip (select 1)",
-     "JdbcTransactionBenchmark.readModifyWrite:mode=unfenced",
-     "JdbcTransactionBenchmark.readModifyWrite:mode=round-trip", 1.25, "max"),
+     "JdbcTransactionBenchmark.readModifyWrite:database=postgresql:mode=unfenced",
+     "JdbcTransactionBenchmark.readModifyWrite:database=postgresql:mode=round-trip", 1.25, "max"),
     # (13): N=5 beside a hand-written pipelined Redlock over the same five servers.
     ("(13) redlock N=5 vs hand-written pipelined Redlock, 1 thread",
      "FencedRedlockBenchmark.fiveNodesOneThread", "PipelinedRedlockBenchmark.fiveNodesOneThread", 0.9, "min"),
@@ -71,6 +76,71 @@ RATIOS = [
      "FencedRedlockBenchmark.oneNodeOneThread", "RedissonBenchmark.fencedLockOneThread", 1.0, "min"),
 ]
 
+# (29): Redis as users run it. Cluster: one shared client, 8 threads on distinct names spread over
+# the shards; all shards share the machine's cores. Sentinel: one master, one replica.
+CLUSTER = "RedisClusterBenchmark.{}:impl={}:shards={}"
+SENTINEL = "RedisSentinelBenchmark.{}:impl={}"
+for _impl, _impl_label in (("fencedlock", "fencedlock"), ("redisson-rlock", "Redisson RLock")):
+    for _shards in (2, 3):
+        RATIOS.append((f"(29) cluster, {_impl_label}, 8 threads: {_shards} shards vs 1 shard (same cores)",
+                       CLUSTER.format("eightThreads", _impl, _shards), CLUSTER.format("eightThreads", _impl, 1),
+                       None, "min"))
+for _method, _threads in (("oneThread", "1 thread"), ("eightThreads", "8 threads")):
+    RATIOS.append((f"(29) Sentinel, fencedlock: WAIT cost, wait-replicas=1 vs 0, {_threads}",
+                   SENTINEL.format(_method, "fencedlock"), SENTINEL.format(_method, "fencedlock-wait1"), None, "max"))
+    RATIOS.append((f"(29) Sentinel, Redisson RLock: replica sync cost, default (synced) vs unsynced, {_threads}",
+                   SENTINEL.format(_method, "redisson-rlock-unsynced"), SENTINEL.format(_method, "redisson-rlock"),
+                   None, "max"))
+for _method, _threads in (("oneThread", "1 thread"), ("eightThreads", "8 threads")):
+    RATIOS.append((f"(29) Sentinel, fencedlock vs Redisson RLock, both defaults (Redisson synced), {_threads}",
+                   SENTINEL.format(_method, "fencedlock"), SENTINEL.format(_method, "redisson-rlock"), 1.0, "min"))
+    RATIOS.append((f"(29) Sentinel, both acknowledged: fencedlock wait-replicas=1 vs Redisson RLock, {_threads}",
+                   SENTINEL.format(_method, "fencedlock-wait1"), SENTINEL.format(_method, "redisson-rlock"), 1.0,
+                   "min"))
+    RATIOS.append((f"(29) Sentinel, neither acknowledged: fencedlock vs Redisson RLock unsynced, {_threads}",
+                   SENTINEL.format(_method, "fencedlock"), SENTINEL.format(_method, "redisson-rlock-unsynced"), 1.0,
+                   "min"))
+for _method, _threads, _shards in (("oneThread", "1 thread", 1), ("oneThread", "1 thread", 3),
+                                   ("eightThreads", "8 threads", 1), ("eightThreads", "8 threads", 2),
+                                   ("eightThreads", "8 threads", 3)):
+    RATIOS.append((f"(29) cluster of {_shards}, fencedlock vs Redisson RLock, {_threads}",
+                   CLUSTER.format(_method, "fencedlock", _shards), CLUSTER.format(_method, "redisson-rlock", _shards),
+                   1.0, "min"))
+for _method, _standalone, _threads in (("oneThread", "oneNodeOneThread", "1 thread"),
+                                       ("eightThreads", "oneNodeEightThreads", "8 threads")):
+    RATIOS.append((f"(29) fencedlock on Sentinel vs on one standalone node, {_threads}",
+                   SENTINEL.format(_method, "fencedlock"), f"FencedRedlockBenchmark.{_standalone}", None, "min"))
+    RATIOS.append((f"(29) fencedlock on a 1-shard cluster vs on one standalone node, {_threads}",
+                   CLUSTER.format(_method, "fencedlock", 1), f"FencedRedlockBenchmark.{_standalone}", None, "min"))
+
+JDBC = "JdbcTransactionBenchmark.readModifyWrite:database={}:mode={}"
+JPA_VERSIONED = "VersionedUpdateBenchmark.update:database={}"
+JPA_FENCED = "FencedUpdateBenchmark.update:database={}:protectedTable={}"
+DATABASES = {"postgresql": "PostgreSQL", "h2": "H2", "mariadb": "MariaDB"}
+# (30): every transaction cost ratio the JDBC and JPA benchmarks can measure, with issue 30's goals
+# (fenced vs unfenced JDBC on PostgreSQL <= 1.10x, fenced JPA vs @Version <= 1.15x on PostgreSQL and
+# <= 1.25x on H2, protected table or not); the extra-round-trip floor and the other databases as measured.
+JDBC_GOALS = {"postgresql": 1.10}
+JPA_GOALS = {"postgresql": 1.15, "h2": 1.25}
+for _db, _db_label in DATABASES.items():
+    for _mode, _what, _goal in (("fenced", "fenced, unprotected table", JDBC_GOALS.get(_db)),
+                                ("fenced-protected", "fenced, protected table", JDBC_GOALS.get(_db)),
+                                ("round-trip", "floor: unfenced plus one select 1", None)):
+        RATIOS.append((f"(30) JDBC transaction cost vs unfenced, {_db_label}, {_what}",
+                       JDBC.format(_db, "unfenced"), JDBC.format(_db, _mode), _goal, "max"))
+for _db in ("postgresql", "h2"):
+    for _protected in ("false", "true"):
+        RATIOS.append((f"(30) JPA transaction cost vs @Version, {DATABASES[_db]}, "
+                       f"{'protected' if _protected == 'true' else 'unprotected'} table",
+                       JPA_VERSIONED.format(_db), JPA_FENCED.format(_db, _protected), JPA_GOALS[_db], "max"))
+
+# Parameters a benchmark gained after results were recorded, with the value those results were
+# measured at, so that older results directories still fill their rows.
+LEGACY_PARAMS = {
+    "JdbcTransactionBenchmark.readModifyWrite": {"database": "postgresql"},
+    "FencedUpdateBenchmark.update": {"protectedTable": "false"},
+}
+
 HANDOFF = "HandoffBenchmark.handoff:impl="
 HANDOFF_TARGET = ("fencedlock-redlock-5", "p50_us", 5000.0)
 MEMORY = "MemoryFootprint:backend="
@@ -78,7 +148,8 @@ MEMORY = "MemoryFootprint:backend="
 
 def short_name(jmh_result):
     name = ".".join(jmh_result["benchmark"].split(".")[-2:])
-    params = jmh_result.get("params") or {}
+    params = dict(LEGACY_PARAMS.get(name, {}))
+    params.update(jmh_result.get("params") or {})
     return name + "".join(f":{k}={v}" for k, v in sorted(params.items()))
 
 
@@ -182,32 +253,43 @@ def main(directory):
         lines += ["```", ""]
 
     lines += ["## Targets", "",
-              "Ratio = median over rounds of (candidate / anchor) within the round; range = lowest and highest round.",
+              "Ratio = median over rounds of (candidate / anchor) within the round; range = lowest and highest "
+              "round; per round = each round's ratio in round order. A cost row is the anchor's throughput over the candidate's (time per operation, "
+              "candidate over anchor). Goal — = no goal, reported as measured.",
               "",
-              "| target | ratio | range | rounds | goal | verdict |",
+              "| target | ratio | range | per round | goal | verdict |",
               "|---|---:|---:|---:|---:|---|"]
+    unmeasured = []
     for label, numerator, denominator, target, direction in RATIOS:
         ratios = paired_ratios(scores, numerator, denominator)
-        goal = ("≥ " if direction == "min" else "≤ ") + f"{target:g}x"
         if not ratios:
-            missing = [n for n in (numerator, denominator) if n not in scores]
-            lines.append(f"| {label} | n/a | | 0 | {goal} | not measured ({', '.join(missing)} missing) |")
+            unmeasured.append(label)
             continue
         value = statistics.median(ratios)
         ratio_range = f"{min(ratios):.2f}x – {max(ratios):.2f}x" if len(ratios) > 1 else "(one round)"
-        lines.append(f"| {label} | {value:.2f}x | {ratio_range} | {len(ratios)} | {goal} | "
-                     f"{verdict(value, target, direction)} |")
+        if target is None:
+            goal, result = "—", "measured"
+        else:
+            goal = ("≥ " if direction == "min" else "≤ ") + f"{target:g}x"
+            result = verdict(value, target, direction)
+        per_round = " / ".join(f"{r:.2f}" for r in ratios)
+        lines.append(f"| {label} | {value:.2f}x | {ratio_range} | {per_round} | {goal} | {result} |")
     impl, metric, limit = HANDOFF_TARGET
     handoff = extra.get(HANDOFF + impl)
     if handoff:
         p50s = [r[metric] for r in all_values(handoff)]
         value = statistics.median(p50s)
         lines.append(f"| (5) handoff p50, fencedlock redlock N=5 | {value / 1000:.2f} ms | "
-                     f"{spread([p / 1000 for p in p50s])} | {len(p50s)} | ≤ {limit / 1000:g} ms | "
+                     f"{spread([p / 1000 for p in p50s])} | {' / '.join(f'{p / 1000:.2f}' for p in p50s)} | "
+                     f"≤ {limit / 1000:g} ms | "
                      f"{verdict(value, limit, 'max')} |")
     else:
-        lines.append(f"| (5) handoff p50, fencedlock redlock N=5 | n/a | | 0 | ≤ {limit / 1000:g} ms | not measured |")
+        unmeasured.append("(5) handoff p50, fencedlock redlock N=5")
     lines.append("")
+    if unmeasured:
+        lines += ["Not measured in this run (one side or both missing):", ""]
+        lines += [f"- {label}" for label in unmeasured]
+        lines.append("")
 
     lines += ["## Throughput", "",
               "Median over forks of each fork's mean; range = slowest and fastest fork. Drift = last "

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Runs the fencedlock benchmark suite beside its anchors (raw Jedis, Redisson, Curator, @Version):
-# builds benchmarks.jar, starts 5 redis-server processes and a ZooKeeper server on free ports, runs
-# JMH in interleaved rounds (one fork of every benchmark per round), measures heap per lease, writes
-# the ratio table, and stops every server it started by PID, also on failure or Ctrl-C.
+# builds benchmarks.jar, starts 5 redis-server processes and a ZooKeeper server on free ports (and,
+# when a selected benchmark needs them, a Sentinel group and Redis Clusters of 1, 2 and 3 masters),
+# runs JMH in interleaved rounds (one fork of every benchmark per round), measures heap per lease,
+# writes the ratio table, and stops every server it started by PID, also on failure or Ctrl-C.
 #
-#   benchmarks/run.sh                 # the full run (3 rounds), about 25 minutes on 2 cores
-#   benchmarks/run.sh --quick         # a smoke run: 1 round, short iterations, about 6 minutes
+#   benchmarks/run.sh                 # the full run (3 rounds), about 40 minutes on 2 cores
+#   benchmarks/run.sh --quick         # a smoke run: 1 round, short iterations, about 8 minutes
 #   benchmarks/run.sh --select Handoff --select Curator --quick
 #
-# Needs: java 17+, redis-server, python3 (for the report). PostgreSQL on 127.0.0.1:5432 (database
+# Needs: java 17+, redis-server, python3 (for the report); redis-cli for the Sentinel and Cluster
+# benchmarks. PostgreSQL on 127.0.0.1:5432 (database
 # test, trust auth) is used when reachable; otherwise the JPA benchmarks run on H2 only.
 set -euo pipefail
 
@@ -156,27 +158,114 @@ await_port() {
   return 1
 }
 
-start_redis() {
-  local port dir pid
+# Starts one server on a free port and sets started_port. start_server redis [ARG...]: a
+# redis-server with the run's options and ARGs after them; start_server sentinel [LINE...]: a
+# Sentinel, LINEs written to its own config file (Sentinel rewrites it).
+start_server() {
+  local kind="$1" port dir pid
+  shift
   for _ in $(seq 20); do
     port="$(random_port)"
     listening "$port" && continue
-    dir="$work/redis-$port"
+    dir="$work/$kind-$port"
     mkdir -p "$dir"
-    redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
-      --logfile "$dir/redis.log" --daemonize no &
+    if [ "$kind" = sentinel ]; then
+      printf 'port %s\nbind 127.0.0.1\ndir %s\nlogfile %s\n' "$port" "$dir" "$dir/redis.log" >"$dir/sentinel.conf"
+      printf '%s\n' "$@" >>"$dir/sentinel.conf"
+      redis-server "$dir/sentinel.conf" --sentinel --daemonize no &
+    else
+      redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
+        --logfile "$dir/redis.log" --daemonize no "$@" &
+    fi
     pid=$!
     pids+=("$pid")
     if await_port "$pid" "$port"; then
-      redis_ports+=("$port")
+      started_port="$port"
       return 0
     fi
     kill "$pid" 2>/dev/null || true  # lost the port to someone else; try another
     wait "$pid" 2>/dev/null || true
     unset 'pids[-1]'
   done
-  echo "run.sh: could not start redis-server" >&2
+  echo "run.sh: could not start $kind on a free port" >&2
   return 1
+}
+
+start_redis() {
+  start_server redis
+  redis_ports+=("$started_port")
+}
+
+# Waits up to 30 s until the command succeeds; fails naming $1 otherwise.
+await() {
+  local what="$1"
+  shift
+  for _ in $(seq 300); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "run.sh: $what: not ready within 30 s" >&2
+  return 1
+}
+
+cluster_ready() {  # port, masters
+  local info
+  info="$(redis-cli -p "$1" CLUSTER INFO)"
+  [[ "$info" == *cluster_state:ok* && "$info" == *cluster_known_nodes:"$2"* ]]
+}
+
+# A Redis Cluster of $1 masters, no replicas, formed as the test kit's RedisCluster forms it (slots
+# split evenly in order with CLUSTER ADDSLOTSRANGE, then CLUSTER MEET): `redis-cli --cluster
+# create` refuses fewer than three masters, and the 1- and 2-shard clusters must be built the same
+# way as the 3-shard one. Appends "masters=host:port,..." to cluster_seeds.
+start_cluster() {
+  local n="$1" i ports=() seeds=""
+  for ((i = 0; i < n; i++)); do
+    start_server redis --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 5000 \
+      --cluster-announce-ip 127.0.0.1
+    ports+=("$started_port")
+    seeds+="127.0.0.1:$started_port,"
+  done
+  for ((i = 0; i < n; i++)); do
+    redis-cli -p "${ports[$i]}" CLUSTER ADDSLOTSRANGE $((16384 * i / n)) $((16384 * (i + 1) / n - 1)) >/dev/null
+    if [ "$i" -gt 0 ]; then
+      redis-cli -p "${ports[$i]}" CLUSTER MEET 127.0.0.1 "${ports[0]}" >/dev/null
+    fi
+  done
+  for port in "${ports[@]}"; do
+    await "cluster of $n masters (node $port)" cluster_ready "$port" "$n"
+  done
+  cluster_seeds+=("$n=${seeds%,}")
+}
+
+replica_synced() { redis-cli -p "$1" INFO replication | grep -q master_link_status:up; }
+
+sentinel_field() {  # port, field of SENTINEL MASTER
+  redis-cli -p "$1" SENTINEL MASTER "$sentinel_master" | awk -v f="$2" 'prev == f { print; exit } { prev = $0 }'
+}
+
+sentinel_ready() {
+  [ "$(sentinel_field "$1" num-slaves)" = 1 ] && [ "$(sentinel_field "$1" num-other-sentinels)" = 2 ]
+}
+
+# One master, one replica and three Sentinels (quorum 2) watching them as $sentinel_master.
+start_sentinel_group() {
+  local master replica seeds="" port
+  start_server redis
+  master="$started_port"
+  start_server redis --replicaof 127.0.0.1 "$master"
+  replica="$started_port"
+  await "replica $replica of $master in sync" replica_synced "$replica"
+  for _ in 1 2 3; do
+    start_server sentinel "sentinel monitor $sentinel_master 127.0.0.1 $master 2" \
+      "sentinel down-after-milliseconds $sentinel_master 5000" "sentinel failover-timeout $sentinel_master 60000"
+    seeds+="127.0.0.1:$started_port,"
+  done
+  sentinel_nodes="${seeds%,}"
+  for port in ${sentinel_nodes//,/ }; do
+    await "Sentinel ${port#*:} knows the replica and the other Sentinels" sentinel_ready "${port#*:}"
+  done
+  sentinel_data="master 127.0.0.1:$master, replica 127.0.0.1:$replica"
 }
 
 start_zookeeper() {
@@ -203,6 +292,22 @@ redis_started=$SECONDS
 for _ in 1 2 3 4 5; do start_redis; done
 zookeeper_connect=""
 start_zookeeper
+# The Sentinel group and the clusters only when a selected benchmark uses them.
+selected="$(java -jar "$jar" -l "${selects[@]}")"
+sentinel_master=bench-master sentinel_nodes="" sentinel_data="" cluster_seeds=()
+if grep -q 'RedisSentinelBenchmark' <<<"$selected"; then
+  command -v redis-cli >/dev/null || { echo "run.sh: redis-cli is not on the PATH" >&2; exit 1; }
+  start_sentinel_group
+  echo "== sentinel: $sentinel_data, sentinels $sentinel_nodes"
+fi
+if grep -q 'RedisClusterBenchmark' <<<"$selected"; then
+  command -v redis-cli >/dev/null || { echo "run.sh: redis-cli is not on the PATH" >&2; exit 1; }
+  for masters in 1 2 3; do start_cluster "$masters"; done
+  echo "== clusters (masters=seeds): ${cluster_seeds[*]}"
+fi
+if [ -n "$sentinel_nodes" ] || [ ${#cluster_seeds[@]} -gt 0 ]; then
+  redis_started=$SECONDS  # the quarantine below counts from the newest server
+fi
 redis_nodes="$(printf '127.0.0.1:%s,' "${redis_ports[@]}")"
 redis_nodes="${redis_nodes%,}"
 echo "== redis-server x5: $redis_nodes"
@@ -228,6 +333,9 @@ fi
   echo "rounds: $rounds, forks per round: $forks, timing: ${warmup_iterations:-class} x ${warmup_time:-class} warmup, ${iterations:-class} x ${time:-class} measurement"
   echo "select: ${selects[*]:-all} ${params[*]:-}"
   echo "zookeeper fsync: $zookeeper_fsync; redis: --save '' --appendonly no"
+  [ -n "$sentinel_nodes" ] && echo "sentinel: $sentinel_data, sentinels $sentinel_nodes (quorum 2)"
+  [ ${#cluster_seeds[@]} -gt 0 ] && echo "clusters, no replicas (masters=seeds): ${cluster_seeds[*]}"
+  echo "uptime before: $(uptime)"
 } >"$out/machine.txt"
 
 # fencedlock's redlock keeps a node out of the quorum until it has been up for the restart
@@ -247,6 +355,12 @@ timing=()
 
 jvm_args="-Xms1g -Xmx1g -Dbench.redis=$redis_nodes -Dbench.zookeeper=$zookeeper_connect"
 jvm_args+=" -Dbench.postgres.url=$postgres_url -Dbench.postgres.user=$postgres_user -Dbench.out=$out"
+if [ -n "$sentinel_nodes" ]; then
+  jvm_args+=" -Dbench.redis.sentinel.master=$sentinel_master -Dbench.redis.sentinel.nodes=$sentinel_nodes"
+fi
+for seeds in "${cluster_seeds[@]}"; do
+  jvm_args+=" -Dbench.redis.cluster.${seeds%%=*}=${seeds#*=}"
+done
 
 for round in $(seq "$rounds"); do
   echo "== round $round of $rounds"
@@ -263,7 +377,10 @@ for round in $(seq "$rounds"); do
     done
   fi
 done
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)" >>"$out/machine.txt"
+{
+  echo "load after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+  echo "uptime after: $(uptime)"
+} >>"$out/machine.txt"
 
 if command -v python3 >/dev/null; then
   python3 "$here/report.py" "$out" | tee "$out/report.md"

@@ -64,6 +64,54 @@ public final class Backends {
         return LockClient.create(config.build());
     }
 
+    /**
+     * A fencedlock redlock client on the Sentinel group of the run ({@code
+     * fencedlock.redlock.sentinel.*}), each grant acknowledged by {@code waitReplicas} replicas
+     * ({@code fencedlock.redlock.wait-replicas}; 0 is the default, no acknowledgement).
+     */
+    public static LockClient fencedlockSentinel(int waitReplicas) {
+        return LockClient.create(LockConfig.builder()
+                .backend("redlock")
+                .set(RedlockSettings.SENTINEL_MASTER, BenchEnv.sentinelMaster())
+                .set(RedlockSettings.SENTINEL_NODES, String.join(",", BenchEnv.sentinelNodes()))
+                .set(RedlockSettings.WAIT_REPLICAS, Integer.toString(waitReplicas))
+                .build());
+    }
+
+    /** A fencedlock redlock client on the run's Redis Cluster of {@code shards} masters. */
+    public static LockClient fencedlockCluster(int shards) {
+        return LockClient.create(LockConfig.builder()
+                .backend("redlock")
+                .set(RedlockSettings.CLUSTER_NODES, String.join(",", BenchEnv.clusterNodes(shards)))
+                .build());
+    }
+
+    /**
+     * A Redisson client on the run's Sentinel group ({@code useSentinelServers}). With {@code
+     * syncReplicas} Redisson's default: its locks wait for the replicas' acknowledgement of each
+     * lock and unlock ({@code checkLockSyncedSlaves}); without, they do not.
+     */
+    public static RedissonClient redissonSentinel(boolean syncReplicas) {
+        Config config = new Config();
+        config.setCheckLockSyncedSlaves(syncReplicas);
+        config.useSentinelServers()
+                .setMasterName(BenchEnv.sentinelMaster())
+                .addSentinelAddress(BenchEnv.sentinelNodes().stream()
+                        .map(hostPort -> "redis://" + hostPort)
+                        .toArray(String[]::new));
+        return Redisson.create(config);
+    }
+
+    /** A Redisson client on the run's Redis Cluster of {@code shards} masters ({@code useClusterServers}). */
+    public static RedissonClient redissonCluster(int shards) {
+        Config config = new Config();
+        config.useClusterServers()
+                .addNodeAddress(BenchEnv.clusterNodes(shards).stream()
+                        .map(hostPort -> "redis://" + hostPort)
+                        .toArray(String[]::new));
+        return Redisson.create(config);
+    }
+
     /** A Redisson client on one Redis server, {@code redisUri} like {@code redis://127.0.0.1:7000}. */
     public static RedissonClient redisson(String redisUri) {
         Config config = new Config();

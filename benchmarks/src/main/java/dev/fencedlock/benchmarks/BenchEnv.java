@@ -12,6 +12,15 @@ import java.util.List;
 public final class BenchEnv {
     /** Comma-separated {@code host:port} of the Redis servers, at least five for the quorum runs. */
     public static final String REDIS = "bench.redis";
+    /** Name the Sentinels of {@link #REDIS_SENTINEL_NODES} monitor their master by. */
+    public static final String REDIS_SENTINEL_MASTER = "bench.redis.sentinel.master";
+    /** Comma-separated {@code host:port} of the Sentinels watching one master with one replica. */
+    public static final String REDIS_SENTINEL_NODES = "bench.redis.sentinel.nodes";
+    /**
+     * Prefix of the Redis Cluster seeds: {@code bench.redis.cluster.<masters>} lists the masters of
+     * a cluster of that many shards, no replicas, as {@code host:port,...}.
+     */
+    public static final String REDIS_CLUSTER_PREFIX = "bench.redis.cluster.";
     /** ZooKeeper connect string. */
     public static final String ZOOKEEPER = "bench.zookeeper";
     /** JDBC URL of the PostgreSQL database; default {@code jdbc:postgresql://127.0.0.1:5432/test}. */
@@ -39,6 +48,24 @@ public final class BenchEnv {
                     "-D" + REDIS + " lists " + all.size() + " Redis servers, this benchmark needs " + count);
         }
         return all.subList(0, count);
+    }
+
+    public static String sentinelMaster() {
+        return required(REDIS_SENTINEL_MASTER);
+    }
+
+    /** The Sentinels as {@code host:port}. */
+    public static List<String> sentinelNodes() {
+        return Arrays.stream(required(REDIS_SENTINEL_NODES).split(","))
+                .map(String::trim)
+                .toList();
+    }
+
+    /** The masters of the Redis Cluster of {@code shards} shards, as {@code host:port}. */
+    public static List<String> clusterNodes(int shards) {
+        return Arrays.stream(required(REDIS_CLUSTER_PREFIX + shards).split(","))
+                .map(String::trim)
+                .toList();
     }
 
     public static String zookeeperConnect() {
