@@ -3,6 +3,7 @@ package dev.fencedlock.jdbc;
 import dev.fencedlock.Lease;
 import dev.fencedlock.jdbc.internal.GuardStatements;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -56,10 +57,11 @@ final class DeferredGuard {
      * statement there.
      */
     static DeferredGuard of(FenceGuard guard, Connection connection, Lease lease) throws SQLException {
-        GuardStatements statements = guard.checked(connection);
-        return statements.canPipeline(connection.getMetaData())
-                ? new DeferredGuard(guard, statements, connection, lease)
-                : null;
+        DatabaseMetaData meta = connection.getMetaData();
+        if (!guard.statementsFor(meta).canPipeline(meta)) {
+            return null;
+        }
+        return new DeferredGuard(guard, guard.checked(connection), connection, lease);
     }
 
     /** Whether the guard has raised the row in this transaction. */

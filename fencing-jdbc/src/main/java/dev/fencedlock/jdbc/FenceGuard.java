@@ -280,6 +280,11 @@ public final class FenceGuard {
                 "40001");
     }
 
+    /** The statements for the database {@code meta} describes, without any check. */
+    GuardStatements statementsFor(DatabaseMetaData meta) throws SQLException {
+        return statements.get(Database.of(meta));
+    }
+
     /**
      * The statements for {@code connection}'s database, after the checks {@link #enter} makes before
      * it runs anything: the isolation level, and (once per database) the table's shape.
@@ -289,7 +294,7 @@ public final class FenceGuard {
     GuardStatements checked(Connection connection) throws SQLException {
         requireTransaction(connection);
         DatabaseMetaData meta = connection.getMetaData();
-        GuardStatements guard = statements.get(Database.of(meta));
+        GuardStatements guard = statementsFor(meta);
         guard.requireSafeIsolation(connection);
         try {
             shape.check(connection, meta, guard.database());
