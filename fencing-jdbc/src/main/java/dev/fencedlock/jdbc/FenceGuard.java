@@ -193,7 +193,7 @@ public final class FenceGuard {
         statements.get(Database.of(connection)).limitIdle(connection, remaining(lease));
     }
 
-    private static Duration remaining(Lease lease) {
+    static Duration remaining(Lease lease) {
         Duration remaining = lease.remaining();
         return remaining.isNegative() ? Duration.ZERO : remaining;
     }
@@ -249,11 +249,8 @@ public final class FenceGuard {
         if (bound != null && bound.isNegative()) {
             throw new IllegalArgumentException("bound must not be negative, got " + bound);
         }
-        DatabaseMetaData meta = connection.getMetaData();
-        GuardStatements guard = statements.get(Database.of(meta));
-        guard.requireSafeIsolation(connection);
+        GuardStatements guard = checked(connection);
         try {
-            shape.check(connection, meta, guard.database());
             for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
                 if (guard.raiseIfNotAbove(connection, lockName, token, bound)) {
                     return;
@@ -281,6 +278,30 @@ public final class FenceGuard {
                         + "write it after " + ATTEMPTS + " attempts: it was created after the transaction's "
                         + "snapshot (REPEATABLE READ or SERIALIZABLE); roll back and retry",
                 "40001");
+    }
+
+    /** The statements for the database {@code meta} describes, without any check. */
+    GuardStatements statementsFor(DatabaseMetaData meta) throws SQLException {
+        return statements.get(Database.of(meta));
+    }
+
+    /**
+     * The statements for {@code connection}'s database, after the checks {@link #enter} makes before
+     * it runs anything: the isolation level, and (once per database) the table's shape.
+     *
+     * @throws SQLSyntaxErrorException if the table is missing, with how to create it
+     */
+    GuardStatements checked(Connection connection) throws SQLException {
+        requireTransaction(connection);
+        DatabaseMetaData meta = connection.getMetaData();
+        GuardStatements guard = statementsFor(meta);
+        guard.requireSafeIsolation(connection);
+        try {
+            shape.check(connection, meta, guard.database());
+        } catch (SQLException e) {
+            throw missingTable(e);
+        }
+        return guard;
     }
 
     /**

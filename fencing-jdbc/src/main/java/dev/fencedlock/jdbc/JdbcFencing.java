@@ -12,7 +12,10 @@ import javax.sql.DataSource;
  *
  * <ol>
  *   <li>autocommit off;
- *   <li>{@link FenceGuard#enter(Connection, Lease)} as the transaction's first statement: a lease
+ *   <li>{@link FenceGuard#enter(Connection, Lease)} as the transaction's first statement (on
+ *       PostgreSQL through its own driver, pgjdbc, sent in the same round trip as the work's first
+ *       prepared statement, which the database then runs only if the guard succeeded: see "One
+ *       round trip" below): a lease
  *       whose token is lower than one already registered for the lock is refused here, and from
  *       here on the transactions of the lock run one at a time. The wait for an older transaction
  *       of the lock is bounded by the lease's remaining time ({@link FenceRowBusyException} when it
@@ -39,6 +42,20 @@ import javax.sql.DataSource;
  * FenceGuard#afterCompletion}: MariaDB's idle timeout). Nothing else of the connection is changed: the transaction runs at
  * the connection's isolation level (set it before the call; the fence gives its guarantee at every
  * level), and the work must not change it, commit, roll back or switch autocommit on.
+ *
+ * <p><b>One round trip.</b> On PostgreSQL through pgjdbc the work gets a connection that defers
+ * the guard: the first {@code execute}, {@code executeQuery}, {@code executeUpdate} or {@code
+ * executeLargeUpdate} of a statement from {@code prepareStatement(sql)} sends the guard and the
+ * statement as one pipeline. PostgreSQL runs a pipeline's statements in order and skips the rest
+ * after a failure, and the guard sent this way fails unless it raised the row, so the work's
+ * statement runs only after the guard, in the same transaction, as if the guard had run first on
+ * its own; the fence is exactly as strong and costs no round trip of its own. Any other first use
+ * of the connection or statement (a plain {@code Statement}, a savepoint, metadata, a batch, a
+ * positive fetch size, a stream parameter, SQL holding a {@code ;}) runs the guard alone first. A
+ * refusal or a lock's first fenced transaction runs the guard alone too (the pipeline is rolled
+ * back, nothing of the work having run), so every exception and message stays as described here.
+ * The argument in full is in docs/fencing.md. Elsewhere (H2, MariaDB/MySQL, other drivers) the
+ * guard is a statement of its own.
  *
  * <p>Nothing here retries: a refused transaction must not run again under the same lease, and a
  * concurrency failure that does not hide a refusal is left to the caller's retry policy.
@@ -123,9 +140,7 @@ public final class JdbcFencing {
             if (autoCommit) {
                 connection.setAutoCommit(false);
             }
-            guard.enter(connection, lease);
-            guard.limitIdle(connection, lease);
-            T result = work.run(connection);
+            T result = runGuarded(guard, connection, lease, work);
             if (connection.getAutoCommit()) {
                 throw new IllegalStateException("the work switched autocommit on, which ended the fenced "
                         + "transaction of lock '" + lease.lockName() + "' early; it must leave the transaction open");
@@ -166,6 +181,25 @@ public final class JdbcFencing {
         } finally {
             restore(connection, guard, autoCommit, failure);
         }
+    }
+
+    /**
+     * The guard, then the work. Where the guard can travel with the work's first statement ({@link
+     * DeferredGuard}: PostgreSQL through pgjdbc) the work gets the connection with the guard
+     * deferred to that statement, and a work that ran no statement has the guard run alone after it,
+     * so that its token is registered, or refused, as always.
+     */
+    private static <T> T runGuarded(FenceGuard guard, Connection connection, Lease lease, SqlWork<T> work)
+            throws SQLException {
+        DeferredGuard deferred = DeferredGuard.of(guard, connection, lease);
+        if (deferred == null) {
+            guard.enter(connection, lease);
+            guard.limitIdle(connection, lease);
+            return work.run(connection);
+        }
+        T result = work.run(DeferredGuardConnection.wrap(connection, deferred));
+        deferred.enterAlone();
+        return result;
     }
 
     /**

@@ -19,7 +19,10 @@ public interface SqlWork<T> {
     /**
      * Runs the statements. Throwing anything rolls the transaction back and propagates.
      *
-     * @param connection the transaction's connection, autocommit off, the guard already run
+     * @param connection the transaction's connection, autocommit off, the guard already run or (on
+     *     PostgreSQL through pgjdbc) sent in one round trip with the first statement the work
+     *     executes, which then runs only if the guard let it: a refusal is thrown from that
+     *     statement's execution, and code of the work before it has run (see {@link JdbcFencing})
      */
     T run(Connection connection) throws SQLException;
 }

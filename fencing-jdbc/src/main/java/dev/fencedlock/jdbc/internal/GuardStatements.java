@@ -1,6 +1,7 @@
 package dev.fencedlock.jdbc.internal;
 
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -83,6 +84,46 @@ public class GuardStatements {
             statement.setLong(3, token);
             return statement.executeUpdate() == 1;
         }
+    }
+
+    /**
+     * Whether the guard can travel in one round trip ahead of the work's first statement on a
+     * connection described by {@code meta}: true only where the database executes the statements of
+     * one round trip in order and skips every one after a failure (see {@link PostgresFence}). False
+     * by default: the guard is then a round trip of its own.
+     */
+    public boolean canPipeline(DatabaseMetaData meta) throws SQLException {
+        return false;
+    }
+
+    /**
+     * The guard as a statement that fails unless it raised the row ({@link #isNotRaised} tells that
+     * failure apart), to be sent in front of the work's first statement, separated by {@code ;}.
+     * Its parameters are bound by {@link #bindPipelined}.
+     *
+     * @throws UnsupportedOperationException where {@link #canPipeline} is false
+     */
+    public String pipelinedEnterSql() {
+        throw new UnsupportedOperationException(database + " cannot send the guard with the work's first statement");
+    }
+
+    /**
+     * Binds {@link #pipelinedEnterSql}'s parameters, the first ones of {@code statement}.
+     *
+     * @return how many parameters the guard took: the work's parameter {@code i} is the statement's
+     *     {@code i} plus this
+     */
+    public int bindPipelined(PreparedStatement statement, String lockName, long token, Duration bound)
+            throws SQLException {
+        throw new UnsupportedOperationException(database + " cannot send the guard with the work's first statement");
+    }
+
+    /**
+     * Whether {@code failure} is {@link #pipelinedEnterSql}'s own refusal: the row was not raised
+     * (it holds a larger token, or the lock has no row yet), and nothing after the guard ran.
+     */
+    public boolean isNotRaised(SQLException failure) {
+        return false;
     }
 
     /**

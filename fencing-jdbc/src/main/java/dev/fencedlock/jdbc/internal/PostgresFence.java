@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -72,7 +73,14 @@ final class PostgresFence extends GuardStatements {
             + " and t.tgname = 'fencedlock_fence_required_rows' and t.tgtype = 31 and t.tgenabled in ('O', 'A')"
             + " and t.tgfoid = to_regproc('fencedlock_refuse_unfenced')))))";
 
+    /** What {@link #pipelinedEnterSql} fails with when it did not raise the row: a value {@code lock_timeout} rejects. */
+    static final String NOT_RAISED = "fencedlock: the fence row was not raised";
+
+    /** PostgreSQL's own driver, the one whose pipelines {@link #canPipeline} vouches for. */
+    static final String PGJDBC = "PostgreSQL JDBC Driver";
+
     private final String updateSql;
+    private final String pipelinedSql;
 
     PostgresFence(String table) {
         super(Database.POSTGRESQL, table);
@@ -81,18 +89,73 @@ final class PostgresFence extends GuardStatements {
                 + " and set_config('idle_in_transaction_session_timeout',"
                 + " coalesce(?, current_setting('idle_in_transaction_session_timeout')), true) is not null"
                 + " and token <= ? returning set_config('" + MARK + "', txid_current()::text || ?, true)";
+        // set_config is volatile, so the failing branch is evaluated only when taken, never folded at planning
+        this.pipelinedSql = "with raised as (" + updateSql + ") select case when (select count(*) from raised) = 1"
+                + " then true else set_config('lock_timeout', '" + NOT_RAISED + "', true) is null end";
+    }
+
+    /**
+     * True for pgjdbc (the {@value #PGJDBC}): it sends the statements of one {@code execute} as one
+     * pipeline of the extended protocol closed by a single {@code Sync} (or, with {@code
+     * preferQueryMode=simple}, as one multi-statement query), and PostgreSQL executes a pipeline's
+     * statements in order and, after one fails, skips every message up to the {@code Sync}. So the
+     * work's statement behind {@link #pipelinedEnterSql} runs only after the guard raised the row,
+     * locked it and marked the transaction, exactly as if the guard had been a round trip of its
+     * own. Other drivers for PostgreSQL are not vouched for: they get the guard alone.
+     */
+    @Override
+    public boolean canPipeline(DatabaseMetaData meta) throws SQLException {
+        return PGJDBC.equals(meta.getDriverName());
+    }
+
+    /**
+     * The guard's update in a data-modifying {@code WITH} (always run to completion, so the bounds
+     * and the mark are set as by {@link #raiseIfNotAbove}), and a select that fails with SQLState
+     * {@code 22023} and {@value #NOT_RAISED} unless the update raised the row.
+     */
+    @Override
+    public String pipelinedEnterSql() {
+        return pipelinedSql;
+    }
+
+    @Override
+    public int bindPipelined(PreparedStatement statement, String lockName, long token, Duration bound)
+            throws SQLException {
+        return bindUpdate(statement, lockName, token, bound);
+    }
+
+    /**
+     * Also a missing fence table ({@code 42P01} naming it): the guard alone then says how to create
+     * it. Either way the failure came from the guard, the first statement of the pipeline, so
+     * nothing after it ran.
+     */
+    @Override
+    public boolean isNotRaised(SQLException failure) {
+        String message = failure.getMessage();
+        if (message == null) {
+            return false;
+        }
+        return ("22023".equals(failure.getSQLState()) && message.contains(NOT_RAISED))
+                || ("42P01".equals(failure.getSQLState()) && message.contains("\"" + table + "\""));
+    }
+
+    /** Binds {@link #updateSql}'s parameters; returns how many. */
+    private static int bindUpdate(PreparedStatement statement, String lockName, long token, Duration bound)
+            throws SQLException {
+        statement.setLong(1, token);
+        statement.setString(2, lockName);
+        statement.setString(3, millis(bound));
+        statement.setString(4, idleMillis(bound));
+        statement.setLong(5, token);
+        statement.setString(6, markSuffix(lockName, token));
+        return 6;
     }
 
     @Override
     public boolean raiseIfNotAbove(Connection connection, String lockName, long token, Duration bound)
             throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(updateSql)) {
-            statement.setLong(1, token);
-            statement.setString(2, lockName);
-            statement.setString(3, millis(bound));
-            statement.setString(4, idleMillis(bound));
-            statement.setLong(5, token);
-            statement.setString(6, markSuffix(lockName, token));
+            bindUpdate(statement, lockName, token, bound);
             try (ResultSet rows = statement.executeQuery()) {
                 return rows.next();
             }

@@ -1,0 +1,144 @@
+package dev.fencedlock.jdbc;
+
+import dev.fencedlock.Lease;
+import dev.fencedlock.jdbc.internal.GuardStatements;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * The guard of one fenced transaction, sent in the same round trip as the work's first statement
+ * where the database can gate that statement on it ({@link GuardStatements#canPipeline}:
+ * PostgreSQL through pgjdbc), and run alone, as a round trip of its own, before anything else
+ * reaches the database.
+ *
+ * <p>Why the work's first statement never runs unless the guard raised the row: the two travel as
+ * one pipeline, guard first; PostgreSQL executes a pipeline's statements in order, each after the
+ * one before it has finished, and after a failure skips everything up to the pipeline's end. The
+ * pipelined guard fails unless it raised the row (a larger token, no row yet, a wait for the row
+ * that timed out, a serialization failure). So when the work's statement runs, the guard has
+ * already raised and locked the row, set the bounds and the mark, in the same transaction, and
+ * the statement takes its snapshot after that (READ COMMITTED), or the transaction's snapshot was
+ * taken by the guard (REPEATABLE READ, SERIALIZABLE), exactly as when the guard runs alone. Nothing
+ * else of the transaction reaches the database before it: {@link DeferredGuardConnection} sends
+ * the guard alone ahead of any other call. With autocommit off, pgjdbc puts its {@code BEGIN} in
+ * front of the same pipeline; a savepoint is a call of its own and so comes after the guard;
+ * server-side prepared statements ({@code prepareThreshold}) change how each statement is parsed,
+ * not the order or the skipping; a pooled connection carries nothing of the guard beyond the
+ * transaction (its bounds and mark are transaction-local).
+ *
+ * <p>When the pipelined guard did not raise the row (a refusal or the lock's first use) the
+ * transaction, in which nothing else has run, is rolled back and the guard runs alone, so that
+ * the refusal, the insert of the first row and their messages are those of {@link
+ * FenceGuard#enter}; the work's statement then runs on its own. A failure of the pipeline for any
+ * other reason is thrown as the driver reported it, as it would be by the guard alone.
+ *
+ * <p>Not thread-safe: one per transaction, used by the thread that runs it.
+ */
+final class DeferredGuard {
+    private final FenceGuard guard;
+    private final GuardStatements statements;
+    private final Connection connection;
+    private final Lease lease;
+    private boolean entered;
+
+    private DeferredGuard(FenceGuard guard, GuardStatements statements, Connection connection, Lease lease) {
+        this.guard = guard;
+        this.statements = statements;
+        this.connection = connection;
+        this.lease = lease;
+    }
+
+    /**
+     * The guard of the transaction just begun on {@code connection} (autocommit off, nothing run),
+     * after {@link FenceGuard#enter}'s checks, or null if it cannot travel with the work's first
+     * statement there.
+     */
+    static DeferredGuard of(FenceGuard guard, Connection connection, Lease lease) throws SQLException {
+        DatabaseMetaData meta = connection.getMetaData();
+        if (!guard.statementsFor(meta).canPipeline(meta)) {
+            return null;
+        }
+        return new DeferredGuard(guard, guard.checked(connection), connection, lease);
+    }
+
+    /** Whether the guard has raised the row in this transaction. */
+    boolean entered() {
+        return entered;
+    }
+
+    String lockName() {
+        return lease.lockName();
+    }
+
+    /** Runs the guard alone unless it has entered: {@link FenceGuard#enter(Connection, Lease)}. */
+    void enterAlone() throws SQLException {
+        if (!entered) {
+            guard.enter(connection, lease);
+            entered = true;
+        }
+    }
+
+    /**
+     * Executes {@code sql} behind the guard, in one round trip.
+     *
+     * @param parameters sets the work's parameters and settings on the statement, its parameter
+     *     indexes shifted by the offset it is given
+     * @return the statement, positioned at the first result of {@code sql}; or null if the guard did
+     *     not raise the row and has now run alone: {@code sql} has not run, and the caller runs it on
+     *     its own
+     * @throws SQLException what the pipeline failed with, the guard's failures included
+     */
+    Executed executeBehindGuard(String sql, StatementParameters parameters) throws SQLException {
+        PreparedStatement pipeline = connection.prepareStatement(statements.pipelinedEnterSql() + ";\n" + sql);
+        try {
+            int offset =
+                    statements.bindPipelined(pipeline, lease.lockName(), lease.token(), FenceGuard.remaining(lease));
+            parameters.applyTo(pipeline, offset);
+            pipeline.execute();
+            requireGuardRow(pipeline.getResultSet());
+            entered = true;
+            return new Executed(pipeline, pipeline.getMoreResults());
+        } catch (SQLException | RuntimeException e) {
+            closeQuietly(pipeline, e);
+            if (!(e instanceof SQLException failure) || !statements.isNotRaised(failure)) {
+                throw e;
+            }
+        }
+        connection.rollback();
+        enterAlone();
+        return null;
+    }
+
+    private void requireGuardRow(ResultSet guardRow) throws SQLException {
+        if (guardRow == null || !guardRow.next() || !guardRow.getBoolean(1)) {
+            throw new IllegalStateException("the fence guard of lock '" + lease.lockName()
+                    + "' sent with the work's first statement returned no confirmation; the driver did not"
+                    + " return the pipeline's results in order");
+        }
+    }
+
+    private static void closeQuietly(PreparedStatement statement, Throwable failure) {
+        try {
+            statement.close();
+        } catch (SQLException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    /**
+     * A statement that ran behind the guard, moved past the guard's result ({@link
+     * PreparedStatement#getMoreResults()} called once): {@code resultSet} is what that call
+     * returned, whether the work's first result is a result set.
+     */
+    record Executed(PreparedStatement statement, boolean resultSet) {}
+
+    /** The work's parameters and statement settings, put on whichever statement finally runs its SQL. */
+    @FunctionalInterface
+    interface StatementParameters {
+        /** Sets them on {@code statement}, parameter {@code i} at {@code i + offset}. */
+        void applyTo(PreparedStatement statement, int offset) throws SQLException;
+    }
+}
