@@ -159,25 +159,46 @@ public final class RedisCluster implements AutoCloseable {
 
     /**
      * Moves {@code slot} with its keys from {@code source} to {@code target} as {@code redis-cli
-     * --cluster reshard} does: {@code SETSLOT IMPORTING}/{@code MIGRATING}, {@code MIGRATE} of every
-     * key in batches, then {@code SETSLOT NODE} on both and on every other master.
+     * --cluster reshard} does: {@link #beginMigration}, then {@link #finishMigration}.
      */
     public void moveSlot(int slot, RedisServerProcess source, RedisServerProcess target) {
-        String targetId = String.valueOf(target.command("CLUSTER", "MYID"));
-        String sourceId = String.valueOf(source.command("CLUSTER", "MYID"));
+        beginMigration(slot, source, target);
+        finishMigration(slot, source, target);
+    }
+
+    /**
+     * Opens the migration of {@code slot}: {@code SETSLOT IMPORTING} on {@code target}, then {@code
+     * MIGRATING} on {@code source}. From then on {@code source} answers {@code ASK} for keys it no
+     * longer has, and {@code TRYAGAIN} for a multi-key call whose keys it has only some of.
+     */
+    public void beginMigration(int slot, RedisServerProcess source, RedisServerProcess target) {
         String s = String.valueOf(slot);
-        target.command("CLUSTER", "SETSLOT", s, "IMPORTING", sourceId);
-        source.command("CLUSTER", "SETSLOT", s, "MIGRATING", targetId);
+        target.command("CLUSTER", "SETSLOT", s, "IMPORTING", nodeId(source));
+        source.command("CLUSTER", "SETSLOT", s, "MIGRATING", nodeId(target));
+    }
+
+    /** Moves {@code keys} (of a migrating slot) from {@code source} to {@code target}, in one {@code MIGRATE}. */
+    public void migrateKeys(RedisServerProcess source, RedisServerProcess target, List<String> keys) {
+        List<String> migrate = new ArrayList<>(
+                List.of("MIGRATE", target.host(), String.valueOf(target.port()), "", "0", "5000", "KEYS"));
+        migrate.addAll(keys);
+        source.command(migrate.toArray(String[]::new));
+    }
+
+    /**
+     * Ends a migration {@link #beginMigration begun}: {@code MIGRATE} of every key left in {@code
+     * slot} in batches, then {@code SETSLOT NODE} on both nodes and on every other master.
+     */
+    public void finishMigration(int slot, RedisServerProcess source, RedisServerProcess target) {
+        String s = String.valueOf(slot);
         while (true) {
             List<?> keys = (List<?>) source.command("CLUSTER", "GETKEYSINSLOT", s, "100");
             if (keys.isEmpty()) {
                 break;
             }
-            List<String> migrate = new ArrayList<>(
-                    List.of("MIGRATE", target.host(), String.valueOf(target.port()), "", "0", "5000", "KEYS"));
-            keys.forEach(k -> migrate.add(String.valueOf(k)));
-            source.command(migrate.toArray(String[]::new));
+            migrateKeys(source, target, keys.stream().map(String::valueOf).toList());
         }
+        String targetId = nodeId(target);
         target.command("CLUSTER", "SETSLOT", s, "NODE", targetId);
         source.command("CLUSTER", "SETSLOT", s, "NODE", targetId);
         for (RedisServerProcess other : servers.all()) {
@@ -185,6 +206,10 @@ public final class RedisCluster implements AutoCloseable {
                 other.command("CLUSTER", "SETSLOT", s, "NODE", targetId);
             }
         }
+    }
+
+    private static String nodeId(RedisServerProcess node) {
+        return String.valueOf(node.command("CLUSTER", "MYID"));
     }
 
     @Override
