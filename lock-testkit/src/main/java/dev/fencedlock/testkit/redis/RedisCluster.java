@@ -6,7 +6,8 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * A Redis Cluster of masters (replicas on request, {@link #addReplica}), each a {@link RedisServerProcess} with {@code
+ * A Redis Cluster of masters (replicas and masters without slots on request, {@link #addReplica},
+ * {@link #addEmptyMaster}), each a {@link RedisServerProcess} with {@code
  * cluster-enabled yes} on a free port: the 16384 slots are split evenly in order ({@code CLUSTER
  * ADDSLOTSRANGE}), the nodes meet ({@code CLUSTER MEET}) and {@link #start} returns once every
  * node reports {@code cluster_state:ok} and knows every other. Closing stops every server by its
@@ -17,7 +18,10 @@ public final class RedisCluster implements AutoCloseable {
     private static final Duration FORMATION_TIMEOUT = Duration.ofSeconds(20);
 
     private final RedisServers servers;
-    private final List<RedisServerProcess> replicas = new ArrayList<>();
+    /** The nodes added after the cluster formed: replicas and masters without slots. */
+    private final List<RedisServerProcess> added = new ArrayList<>();
+    /** The masters among {@link #added}. */
+    private final List<RedisServerProcess> addedMasters = new ArrayList<>();
 
     private RedisCluster(RedisServers servers) {
         this.servers = servers;
@@ -87,7 +91,7 @@ public final class RedisCluster implements AutoCloseable {
      */
     public RedisServerProcess addReplica(RedisServerProcess master) throws InterruptedException {
         RedisServerProcess replica = clusterNode(RedisServerProcess.builder()).start();
-        replicas.add(replica);
+        added.add(replica);
         replica.command("CLUSTER", "MEET", master.host(), String.valueOf(master.port()));
         String masterId = String.valueOf(master.command("CLUSTER", "MYID"));
         long deadline = System.nanoTime() + FORMATION_TIMEOUT.toNanos();
@@ -112,6 +116,31 @@ public final class RedisCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts a master that owns no slot, as a new shard is before a resharding fills it: a cluster
+     * node that meets the others. Returns once every node knows every other. Stopped with the
+     * cluster; not among {@link #all()}.
+     */
+    public RedisServerProcess addEmptyMaster() throws InterruptedException {
+        RedisServerProcess master = clusterNode(RedisServerProcess.builder()).start();
+        added.add(master);
+        addedMasters.add(master);
+        master.command("CLUSTER", "MEET", get(0).host(), String.valueOf(get(0).port()));
+        int known = servers.size() + added.size();
+        List<RedisServerProcess> nodes = new ArrayList<>(servers.all());
+        nodes.addAll(added);
+        long deadline = System.nanoTime() + FORMATION_TIMEOUT.toNanos();
+        while (!nodes.stream()
+                .allMatch(node ->
+                        String.valueOf(node.command("CLUSTER", "INFO")).contains("cluster_known_nodes:" + known))) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("master " + master + " was not known to every node in time");
+            }
+            Thread.sleep(50);
+        }
+        return master;
+    }
+
     /** Master {@code index}, in the order of the slot ranges. */
     public RedisServerProcess get(int index) {
         return servers.get(index);
@@ -134,7 +163,7 @@ public final class RedisCluster implements AutoCloseable {
     /** The live node that owns {@code slot} now as a master, by its own slot map. */
     public RedisServerProcess ownerOf(int slot) {
         List<RedisServerProcess> nodes = new ArrayList<>(servers.all());
-        nodes.addAll(replicas);
+        nodes.addAll(added);
         for (RedisServerProcess server : nodes) {
             if (server.isAlive() && ownsSlot(server, slot)) {
                 return server;
@@ -201,7 +230,9 @@ public final class RedisCluster implements AutoCloseable {
         String targetId = nodeId(target);
         target.command("CLUSTER", "SETSLOT", s, "NODE", targetId);
         source.command("CLUSTER", "SETSLOT", s, "NODE", targetId);
-        for (RedisServerProcess other : servers.all()) {
+        List<RedisServerProcess> others = new ArrayList<>(servers.all());
+        others.addAll(addedMasters);
+        for (RedisServerProcess other : others) {
             if (other != source && other != target) {
                 other.command("CLUSTER", "SETSLOT", s, "NODE", targetId);
             }
@@ -214,7 +245,7 @@ public final class RedisCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        replicas.forEach(RedisServerProcess::close);
+        added.forEach(RedisServerProcess::close);
         servers.close();
     }
 

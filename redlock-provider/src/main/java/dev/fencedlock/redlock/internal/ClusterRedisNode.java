@@ -13,7 +13,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,6 +72,7 @@ final class ClusterRedisNode implements RedisNode {
     private static final Logger log = LoggerFactory.getLogger(ClusterRedisNode.class);
     static final int SLOTS = 16_384;
     static final long REFRESH_MILLIS = 1_000;
+    static final long ASKED_KEEP_MILLIS = 30_000;
     private static final byte[][] RECORD_SUFFIXES = {
         ":lease-expiries".getBytes(StandardCharsets.UTF_8), ":lease-lengths".getBytes(StandardCharsets.UTF_8)
     };
@@ -84,8 +87,13 @@ final class ClusterRedisNode implements RedisNode {
     private final Function<RedisNodeAddress, JedisRedisNode> connect;
     private final SingleFlight lookups;
     private final Map<HostAndPort, JedisRedisNode> masters = new HashMap<>(); // guarded by itself
+    /** When each node was last named by an {@code ASK}: an importing node may own no slot yet. */
+    private final Map<HostAndPort, Long> askedAtNanos = new ConcurrentHashMap<>();
+
     private final String runId = "cluster-" + Long.toHexString(System.nanoTime());
     private final long startedAtNanos = System.nanoTime();
+
+    private final AtomicLong mapsRead = new AtomicLong();
 
     private volatile SlotMap slots = new SlotMap(new HostAndPort[SLOTS]);
     private volatile long resolvedAtNanos;
@@ -176,6 +184,7 @@ final class ClusterRedisNode implements RedisNode {
      */
     private JedisRedisNode askedTo(NodeReply reply) {
         if (!reply.ok() && reply.failure() instanceof JedisAskDataException ask) {
+            askedAtNanos.put(ask.getTargetNode(), System.nanoTime());
             return master(ask.getTargetNode());
         }
         return null;
@@ -321,6 +330,7 @@ final class ClusterRedisNode implements RedisNode {
                 slots = parse(jedis.clusterSlots());
                 resolvedAtNanos = System.nanoTime();
                 retireFormerMasters();
+                mapsRead.incrementAndGet();
                 return;
             } catch (RuntimeException e) {
                 failures.add(candidate + ": " + e);
@@ -333,10 +343,15 @@ final class ClusterRedisNode implements RedisNode {
     /**
      * Closes the nodes of addresses that own no slot in the map just read (a failed master, a
      * master whose slots all moved away), so that their connections and pipeline thread go; a later
-     * map that names the address again opens a new one. Their calls in flight fail.
+     * map that names the address again opens a new one. Their calls in flight fail. A node an
+     * {@code ASK} named within the last {@value #ASKED_KEEP_MILLIS} ms is kept: a new master being
+     * filled by a resharding owns no slot until its first migration ends.
      */
     private void retireFormerMasters() {
         Set<HostAndPort> owners = new HashSet<>(Arrays.asList(slots.owners()));
+        long now = System.nanoTime();
+        askedAtNanos.values().removeIf(at -> now - at > ASKED_KEEP_MILLIS * 1_000_000L);
+        owners.addAll(askedAtNanos.keySet());
         List<JedisRedisNode> retired = new ArrayList<>();
         synchronized (masters) {
             masters.entrySet().removeIf(entry -> {
@@ -374,6 +389,18 @@ final class ClusterRedisNode implements RedisNode {
 
     private static String text(Object value) {
         return value instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(value);
+    }
+
+    /** How many slot maps were read so far, for tests. */
+    long lookups() {
+        return mapsRead.get();
+    }
+
+    /** The masters this node keeps connections to now, by address, for tests. */
+    Map<HostAndPort, JedisRedisNode> connectedMasters() {
+        synchronized (masters) {
+            return Map.copyOf(masters);
+        }
     }
 
     /** The master of each slot as last read (null: none known), for tests. */

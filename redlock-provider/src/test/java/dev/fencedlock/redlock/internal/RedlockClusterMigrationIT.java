@@ -23,6 +23,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import redis.clients.jedis.HostAndPort;
 
 /**
  * A lock whose slot is half-way through a migration, set up by hand as {@code redis-cli --cluster
@@ -166,6 +167,51 @@ class RedlockClusterMigrationIT {
         }
         assertThat(tokens).as("every grant's token, in order").isSorted().doesNotHaveDuplicates();
         System.out.printf("RedlockClusterMigrationIT: tokens %s%n", tokens);
+    }
+
+    /**
+     * A resharding onto a new shard fills a master that owns no slot until its first migration
+     * ends. The client reaches it only by following {@code ASK}; the slot map, read every second,
+     * does not name it, and the connections to it must outlive those lookups, or every call that
+     * follows an {@code ASK} would open a new connection and the calls in flight would fail.
+     */
+    @Test
+    void aMasterWithoutSlotsKeepsItsConnectionsWhileItImports() throws Exception {
+        String name = "cluster:new-shard";
+        String lock = KEYS.lock(name);
+        int slot = cluster.slotOf(lock);
+        RedisServerProcess shard = cluster.addEmptyMaster();
+        try (TestClient client = TestClient.create(config())) {
+            ClusterRedisNode node = (ClusterRedisNode) client.provider().nodes().get(0);
+            Lease held = client.lock(name).acquire(WAIT, FIXED_LEASE);
+            RedisServerProcess source = cluster.ownerOf(slot);
+            cluster.beginMigration(slot, source, shard);
+            try {
+                cluster.migrateKeys(
+                        source,
+                        shard,
+                        List.of(lock, KEYS.token(name), lock + ":lease-expiries", lock + ":lease-lengths"));
+                held.extend(FIXED_LEASE); // follows ASK to the new master
+                HostAndPort address = new HostAndPort(shard.host(), shard.port());
+                JedisRedisNode connected = node.connectedMasters().get(address);
+                assertThat(connected).as("connected to the importing master").isNotNull();
+                long lookupsBefore = node.lookups();
+                while (node.lookups() < lookupsBefore + 2) {
+                    held.extend(FIXED_LEASE); // under traffic the map is read again every second
+                    Thread.sleep(100);
+                }
+                assertThat(node.slotOwners()).doesNotContain(address);
+                assertThat(node.connectedMasters())
+                        .as("the same connections to the importing master after two lookups that did not name it")
+                        .containsEntry(address, connected);
+                held.close();
+                assertThat(existing(shard, lock))
+                        .as("released on the importing master")
+                        .isZero();
+            } finally {
+                cluster.finishMigration(slot, source, shard);
+            }
+        }
     }
 
     private static void assertUnavailableWithTryAgain(String name, TestClient client, Duration wait) {
