@@ -118,8 +118,9 @@ public final class RedisCluster implements AutoCloseable {
 
     /**
      * Starts a master that owns no slot, as a new shard is before a resharding fills it: a cluster
-     * node that meets the others. Returns once every node knows every other. Stopped with the
-     * cluster; not among {@link #all()}.
+     * node that meets the others. Returns once every node, the new one included, knows every other
+     * and reports {@code cluster_state:ok} (until then the new master answers {@code CLUSTERDOWN},
+     * also to a {@code MIGRATE} to it). Stopped with the cluster; not among {@link #all()}.
      */
     public RedisServerProcess addEmptyMaster() throws InterruptedException {
         RedisServerProcess master = clusterNode(RedisServerProcess.builder()).start();
@@ -130,11 +131,12 @@ public final class RedisCluster implements AutoCloseable {
         List<RedisServerProcess> nodes = new ArrayList<>(servers.all());
         nodes.addAll(added);
         long deadline = System.nanoTime() + FORMATION_TIMEOUT.toNanos();
-        while (!nodes.stream()
-                .allMatch(node ->
-                        String.valueOf(node.command("CLUSTER", "INFO")).contains("cluster_known_nodes:" + known))) {
+        while (!nodes.stream().allMatch(node -> {
+            String info = String.valueOf(node.command("CLUSTER", "INFO"));
+            return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + known);
+        })) {
             if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("master " + master + " was not known to every node in time");
+                throw new IllegalStateException("master " + master + " did not join the cluster in time");
             }
             Thread.sleep(50);
         }

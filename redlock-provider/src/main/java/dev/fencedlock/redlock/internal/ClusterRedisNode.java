@@ -60,7 +60,8 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  *       that is free needs its lock key, which a free lock lacks, so that waits until the migration
  *       ends; a held lock stays held, and its holder extends and releases it where its keys are.
  *       (A script that empties a key on the old owner may not touch it again: the scripts check.)
- *   <li>A master the map no longer names is closed after the lookup.
+ *   <li>A master the map no longer names is closed after the lookup, unless an {@code ASK} named
+ *       it within {@value #ASKED_KEEP_MILLIS} ms (a new master importing its first slot).
  *   <li>Replies are credited to one incarnation of the whole cluster, so {@link NodeHealth} does
  *       not take a reply from another shard for a restart; a shard that may evict keys still makes
  *       its replies count for nothing.
