@@ -6,7 +6,8 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * A Redis Cluster of masters (replicas on request, {@link #addReplica}), each a {@link RedisServerProcess} with {@code
+ * A Redis Cluster of masters (replicas and masters without slots on request, {@link #addReplica},
+ * {@link #addEmptyMaster}), each a {@link RedisServerProcess} with {@code
  * cluster-enabled yes} on a free port: the 16384 slots are split evenly in order ({@code CLUSTER
  * ADDSLOTSRANGE}), the nodes meet ({@code CLUSTER MEET}) and {@link #start} returns once every
  * node reports {@code cluster_state:ok} and knows every other. Closing stops every server by its
@@ -17,7 +18,10 @@ public final class RedisCluster implements AutoCloseable {
     private static final Duration FORMATION_TIMEOUT = Duration.ofSeconds(20);
 
     private final RedisServers servers;
-    private final List<RedisServerProcess> replicas = new ArrayList<>();
+    /** The nodes added after the cluster formed: replicas and masters without slots. */
+    private final List<RedisServerProcess> added = new ArrayList<>();
+    /** The masters among {@link #added}. */
+    private final List<RedisServerProcess> addedMasters = new ArrayList<>();
 
     private RedisCluster(RedisServers servers) {
         this.servers = servers;
@@ -87,7 +91,7 @@ public final class RedisCluster implements AutoCloseable {
      */
     public RedisServerProcess addReplica(RedisServerProcess master) throws InterruptedException {
         RedisServerProcess replica = clusterNode(RedisServerProcess.builder()).start();
-        replicas.add(replica);
+        added.add(replica);
         replica.command("CLUSTER", "MEET", master.host(), String.valueOf(master.port()));
         String masterId = String.valueOf(master.command("CLUSTER", "MYID"));
         long deadline = System.nanoTime() + FORMATION_TIMEOUT.toNanos();
@@ -112,6 +116,33 @@ public final class RedisCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts a master that owns no slot, as a new shard is before a resharding fills it: a cluster
+     * node that meets the others. Returns once every node, the new one included, knows every other
+     * and reports {@code cluster_state:ok} (until then the new master answers {@code CLUSTERDOWN},
+     * also to a {@code MIGRATE} to it). Stopped with the cluster; not among {@link #all()}.
+     */
+    public RedisServerProcess addEmptyMaster() throws InterruptedException {
+        RedisServerProcess master = clusterNode(RedisServerProcess.builder()).start();
+        added.add(master);
+        addedMasters.add(master);
+        master.command("CLUSTER", "MEET", get(0).host(), String.valueOf(get(0).port()));
+        int known = servers.size() + added.size();
+        List<RedisServerProcess> nodes = new ArrayList<>(servers.all());
+        nodes.addAll(added);
+        long deadline = System.nanoTime() + FORMATION_TIMEOUT.toNanos();
+        while (!nodes.stream().allMatch(node -> {
+            String info = String.valueOf(node.command("CLUSTER", "INFO"));
+            return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + known);
+        })) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("master " + master + " did not join the cluster in time");
+            }
+            Thread.sleep(50);
+        }
+        return master;
+    }
+
     /** Master {@code index}, in the order of the slot ranges. */
     public RedisServerProcess get(int index) {
         return servers.get(index);
@@ -134,7 +165,7 @@ public final class RedisCluster implements AutoCloseable {
     /** The live node that owns {@code slot} now as a master, by its own slot map. */
     public RedisServerProcess ownerOf(int slot) {
         List<RedisServerProcess> nodes = new ArrayList<>(servers.all());
-        nodes.addAll(replicas);
+        nodes.addAll(added);
         for (RedisServerProcess server : nodes) {
             if (server.isAlive() && ownsSlot(server, slot)) {
                 return server;
@@ -159,37 +190,64 @@ public final class RedisCluster implements AutoCloseable {
 
     /**
      * Moves {@code slot} with its keys from {@code source} to {@code target} as {@code redis-cli
-     * --cluster reshard} does: {@code SETSLOT IMPORTING}/{@code MIGRATING}, {@code MIGRATE} of every
-     * key in batches, then {@code SETSLOT NODE} on both and on every other master.
+     * --cluster reshard} does: {@link #beginMigration}, then {@link #finishMigration}.
      */
     public void moveSlot(int slot, RedisServerProcess source, RedisServerProcess target) {
-        String targetId = String.valueOf(target.command("CLUSTER", "MYID"));
-        String sourceId = String.valueOf(source.command("CLUSTER", "MYID"));
+        beginMigration(slot, source, target);
+        finishMigration(slot, source, target);
+    }
+
+    /**
+     * Opens the migration of {@code slot}: {@code SETSLOT IMPORTING} on {@code target}, then {@code
+     * MIGRATING} on {@code source}. From then on {@code source} answers {@code ASK} for keys it no
+     * longer has, and {@code TRYAGAIN} for a multi-key call whose keys it has only some of.
+     */
+    public void beginMigration(int slot, RedisServerProcess source, RedisServerProcess target) {
         String s = String.valueOf(slot);
-        target.command("CLUSTER", "SETSLOT", s, "IMPORTING", sourceId);
-        source.command("CLUSTER", "SETSLOT", s, "MIGRATING", targetId);
+        target.command("CLUSTER", "SETSLOT", s, "IMPORTING", nodeId(source));
+        source.command("CLUSTER", "SETSLOT", s, "MIGRATING", nodeId(target));
+    }
+
+    /** Moves {@code keys} (of a migrating slot) from {@code source} to {@code target}, in one {@code MIGRATE}. */
+    public void migrateKeys(RedisServerProcess source, RedisServerProcess target, List<String> keys) {
+        List<String> migrate = new ArrayList<>(
+                List.of("MIGRATE", target.host(), String.valueOf(target.port()), "", "0", "5000", "KEYS"));
+        migrate.addAll(keys);
+        source.command(migrate.toArray(String[]::new));
+    }
+
+    /**
+     * Ends a migration {@link #beginMigration begun}: {@code MIGRATE} of every key left in {@code
+     * slot} in batches, then {@code SETSLOT NODE} on both nodes and on every other master.
+     */
+    public void finishMigration(int slot, RedisServerProcess source, RedisServerProcess target) {
+        String s = String.valueOf(slot);
         while (true) {
             List<?> keys = (List<?>) source.command("CLUSTER", "GETKEYSINSLOT", s, "100");
             if (keys.isEmpty()) {
                 break;
             }
-            List<String> migrate = new ArrayList<>(
-                    List.of("MIGRATE", target.host(), String.valueOf(target.port()), "", "0", "5000", "KEYS"));
-            keys.forEach(k -> migrate.add(String.valueOf(k)));
-            source.command(migrate.toArray(String[]::new));
+            migrateKeys(source, target, keys.stream().map(String::valueOf).toList());
         }
+        String targetId = nodeId(target);
         target.command("CLUSTER", "SETSLOT", s, "NODE", targetId);
         source.command("CLUSTER", "SETSLOT", s, "NODE", targetId);
-        for (RedisServerProcess other : servers.all()) {
+        List<RedisServerProcess> others = new ArrayList<>(servers.all());
+        others.addAll(addedMasters);
+        for (RedisServerProcess other : others) {
             if (other != source && other != target) {
                 other.command("CLUSTER", "SETSLOT", s, "NODE", targetId);
             }
         }
     }
 
+    private static String nodeId(RedisServerProcess node) {
+        return String.valueOf(node.command("CLUSTER", "MYID"));
+    }
+
     @Override
     public void close() {
-        replicas.forEach(RedisServerProcess::close);
+        added.forEach(RedisServerProcess::close);
         servers.close();
     }
 

@@ -13,7 +13,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,6 +23,7 @@ import redis.clients.jedis.Connection;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.SslOptions;
+import redis.clients.jedis.exceptions.JedisAskDataException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
@@ -39,15 +42,26 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  *       itself in its own slot ({@code <lock key>:lease-expiries}); a released lease empties them,
  *       and Redis drops an empty set. They feed no quarantine: a cluster runs with the restart
  *       quarantine off ({@link RedlockSettings#clusterNodes()}).
- *   <li>A failed reply ({@code MOVED} after a resharding or a failover, {@code ASK} or {@code
- *       TRYAGAIN} while a slot migrates, {@code CLUSTERDOWN}, a dead master, a timeout) starts one
- *       new lookup on the shared executor, never on the caller; a {@code MOVED} reply also points
- *       its slot at the named master at once. The call is not repeated here: an acquisition retries
- *       every {@code retry-delay} within its wait, so it is granted on the slot's new owner once the
- *       lookup has seen it. {@code ASK} is not followed with {@code ASKING}: a lock whose keys are
- *       half-way through a migration waits until the slot has moved, which is one {@code MIGRATE}
- *       of a few keys.
- *   <li>A master the map no longer names is closed after the lookup.
+ *   <li>A failed reply ({@code MOVED} after a resharding or a failover, {@code CLUSTERDOWN}, a
+ *       dead master, a timeout) starts one new lookup on the shared executor, never on the caller;
+ *       a {@code MOVED} reply also points its slot at the named master at once. The call is not
+ *       repeated here: an acquisition retries every {@code retry-delay} within its wait, so it is
+ *       granted on the slot's new owner once the lookup has seen it.
+ *   <li>While a slot migrates ({@code CLUSTER SETSLOT ... MIGRATING/IMPORTING}, {@code MIGRATE}),
+ *       its old owner answers {@code ASK <slot> <host>:<port>} for a call none of whose keys it
+ *       still has. That reply is followed once: {@code ASKING} and the same call on one connection
+ *       to the named node, within the node timeout of the first send, the slot map unchanged. A
+ *       call whose keys are split between the two nodes gets {@code TRYAGAIN} from either; it is a
+ *       failed reply, retried by the acquisition every {@code retry-delay} within its wait. Redis
+ *       itself keeps this safe: a script runs on a migrating slot only where every key it names is
+ *       (the old owner) or, after {@code ASKING}, where every key it names is (the new owner; a
+ *       script of one key also where it is missing, as it is then nowhere). So no node grants a lock
+ *       whose key or counter is elsewhere, and a counter never sits on two nodes. Acquiring a lock
+ *       that is free needs its lock key, which a free lock lacks, so that waits until the migration
+ *       ends; a held lock stays held, and its holder extends and releases it where its keys are.
+ *       (A script that empties a key on the old owner may not touch it again: the scripts check.)
+ *   <li>A master the map no longer names is closed after the lookup, unless an {@code ASK} named
+ *       it within {@value #ASKED_KEEP_MILLIS} ms (a new master importing its first slot).
  *   <li>Replies are credited to one incarnation of the whole cluster, so {@link NodeHealth} does
  *       not take a reply from another shard for a restart; a shard that may evict keys still makes
  *       its replies count for nothing.
@@ -59,6 +73,7 @@ final class ClusterRedisNode implements RedisNode {
     private static final Logger log = LoggerFactory.getLogger(ClusterRedisNode.class);
     static final int SLOTS = 16_384;
     static final long REFRESH_MILLIS = 1_000;
+    static final long ASKED_KEEP_MILLIS = 30_000;
     private static final byte[][] RECORD_SUFFIXES = {
         ":lease-expiries".getBytes(StandardCharsets.UTF_8), ":lease-lengths".getBytes(StandardCharsets.UTF_8)
     };
@@ -73,8 +88,13 @@ final class ClusterRedisNode implements RedisNode {
     private final Function<RedisNodeAddress, JedisRedisNode> connect;
     private final SingleFlight lookups;
     private final Map<HostAndPort, JedisRedisNode> masters = new HashMap<>(); // guarded by itself
+    /** When each node was last named by an {@code ASK}: an importing node may own no slot yet. */
+    private final Map<HostAndPort, Long> askedAtNanos = new ConcurrentHashMap<>();
+
     private final String runId = "cluster-" + Long.toHexString(System.nanoTime());
     private final long startedAtNanos = System.nanoTime();
+
+    private final AtomicLong mapsRead = new AtomicLong();
 
     private volatile SlotMap slots = new SlotMap(new HostAndPort[SLOTS]);
     private volatile long resolvedAtNanos;
@@ -112,39 +132,85 @@ final class ClusterRedisNode implements RedisNode {
         return keys.length == 0 ? 0 : JedisClusterCRC16.getSlot(keys[0]);
     }
 
+    /**
+     * Sends to the slot's master; an {@code ASK} reply is followed once, on the caller's thread, by
+     * {@code ASKING} and the same call to the node it names, awaited until one node timeout after
+     * this send.
+     */
     @Override
     public Pending send(Script script, byte[][] keys, byte[][] args) {
+        long sentAt = System.nanoTime();
         JedisRedisNode node = nodeFor(keys);
         if (node == null) {
             return () -> NodeReply.failed(unserved(keys));
         }
-        Pending pending = node.send(script, inSlot(script, keys), args);
-        return () -> checked(pending.await());
+        byte[][] routed = inSlot(script, keys);
+        Pending pending = node.send(script, routed, args);
+        return () -> {
+            NodeReply reply = pending.await();
+            JedisRedisNode asked = askedTo(reply);
+            if (asked != null) {
+                reply = asked.sendAsking(script, routed, args, sentAt).await();
+            }
+            return checked(reply);
+        };
     }
 
+    /**
+     * Queues on the slot's master; an {@code ASK} reply is followed once by {@code ASKING} and the
+     * same call queued on the node it names, so the future completes within about four node
+     * timeouts instead of two.
+     */
     @Override
     public CompletableFuture<NodeReply> submit(Script script, byte[][] keys, byte[][] args) {
         JedisRedisNode node = nodeFor(keys);
         if (node == null) {
             return CompletableFuture.completedFuture(NodeReply.failed(unserved(keys)));
         }
-        return node.submit(script, inSlot(script, keys), args).thenApply(this::checked);
+        byte[][] routed = inSlot(script, keys);
+        return node.submit(script, routed, args)
+                .thenCompose(reply -> {
+                    JedisRedisNode asked = askedTo(reply);
+                    return asked == null
+                            ? CompletableFuture.completedFuture(reply)
+                            : asked.submitAsking(script, routed, args);
+                })
+                .thenApply(this::checked);
+    }
+
+    /**
+     * The node an {@code ASK <slot> <host>:<port>} reply names (the slot is migrating and the keys
+     * are not on the node asked), or null for any other reply. The slot map stays as it is: the
+     * slot still belongs to the node asked until the migration ends.
+     */
+    private JedisRedisNode askedTo(NodeReply reply) {
+        if (!reply.ok() && reply.failure() instanceof JedisAskDataException ask) {
+            askedAtNanos.put(ask.getTargetNode(), System.nanoTime());
+            return master(ask.getTargetNode());
+        }
+        return null;
     }
 
     /**
      * The keys with the node-wide records of live leases (the last two keys of {@link
-     * Script#ACQUIRE} and {@link Script#RELEASE}) replaced by the lock's own, in its slot.
+     * Script#ACQUIRE} and {@link Script#RELEASE}) replaced by the lock's own, in its slot, and the
+     * same two added after the lock key of an {@link Script#EXTEND}, which the pipeline would have
+     * added to a batch ({@link NodePipeline} batches no extension in a cluster).
      */
     static byte[][] inSlot(Script script, byte[][] keys) {
-        if ((script != Script.ACQUIRE && script != Script.RELEASE) || keys.length < 3) {
+        byte[][] routed;
+        if ((script == Script.ACQUIRE || script == Script.RELEASE) && keys.length >= 3) {
+            routed = keys.clone();
+        } else if (script == Script.EXTEND && keys.length == 1) {
+            routed = Arrays.copyOf(keys, 3);
+        } else {
             return keys;
         }
-        byte[][] routed = keys.clone();
         for (int i = 0; i < 2; i++) {
             byte[] suffix = RECORD_SUFFIXES[i];
             byte[] key = Arrays.copyOf(keys[0], keys[0].length + suffix.length);
             System.arraycopy(suffix, 0, key, keys[0].length, suffix.length);
-            routed[keys.length - 2 + i] = key;
+            routed[routed.length - 2 + i] = key;
         }
         return routed;
     }
@@ -153,16 +219,31 @@ final class ClusterRedisNode implements RedisNode {
         return new JedisConnectionException("no master of the " + name + " is known for slot " + slotOf(keys) + " yet");
     }
 
-    /** Credits a reply to the cluster's incarnation; learns from MOVED and looks up after a failure. */
+    /**
+     * Credits a reply to the cluster's incarnation; learns from MOVED and looks up after a failure,
+     * except after {@code TRYAGAIN} (and an {@code ASK} not followed): a slot migrating is no sign of
+     * a stale map.
+     */
     private NodeReply checked(NodeReply reply) {
         if (!reply.ok()) {
             learnMoved(reply.failure());
-            refresh();
+            if (!migrating(reply.failure())) {
+                refresh();
+            }
             return reply;
         }
         RedisInstance shard = reply.instance();
         return reply.withInstance(
                 new RedisInstance(runId, startedAtNanos, startedAtNanos, shard.evictionPolicy(), false, false));
+    }
+
+    /**
+     * Whether the failure is a slot's migration showing: {@code ASK}, or {@code TRYAGAIN} (a script
+     * whose keys are split between the two nodes of a migrating slot, so that neither may run it).
+     */
+    static boolean migrating(RuntimeException failure) {
+        String message = failure.getMessage();
+        return failure instanceof JedisAskDataException || (message != null && message.startsWith("TRYAGAIN"));
     }
 
     /** Points the slot of a {@code MOVED <slot> <host>:<port>} error at the master it names. */
@@ -250,6 +331,7 @@ final class ClusterRedisNode implements RedisNode {
                 slots = parse(jedis.clusterSlots());
                 resolvedAtNanos = System.nanoTime();
                 retireFormerMasters();
+                mapsRead.incrementAndGet();
                 return;
             } catch (RuntimeException e) {
                 failures.add(candidate + ": " + e);
@@ -262,10 +344,15 @@ final class ClusterRedisNode implements RedisNode {
     /**
      * Closes the nodes of addresses that own no slot in the map just read (a failed master, a
      * master whose slots all moved away), so that their connections and pipeline thread go; a later
-     * map that names the address again opens a new one. Their calls in flight fail.
+     * map that names the address again opens a new one. Their calls in flight fail. A node an
+     * {@code ASK} named within the last {@value #ASKED_KEEP_MILLIS} ms is kept: a new master being
+     * filled by a resharding owns no slot until its first migration ends.
      */
     private void retireFormerMasters() {
         Set<HostAndPort> owners = new HashSet<>(Arrays.asList(slots.owners()));
+        long now = System.nanoTime();
+        askedAtNanos.values().removeIf(at -> now - at > ASKED_KEEP_MILLIS * 1_000_000L);
+        owners.addAll(askedAtNanos.keySet());
         List<JedisRedisNode> retired = new ArrayList<>();
         synchronized (masters) {
             masters.entrySet().removeIf(entry -> {
@@ -303,6 +390,18 @@ final class ClusterRedisNode implements RedisNode {
 
     private static String text(Object value) {
         return value instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(value);
+    }
+
+    /** How many slot maps were read so far, for tests. */
+    long lookups() {
+        return mapsRead.get();
+    }
+
+    /** The masters this node keeps connections to now, by address, for tests. */
+    Map<HostAndPort, JedisRedisNode> connectedMasters() {
+        synchronized (masters) {
+            return Map.copyOf(masters);
+        }
     }
 
     /** The master of each slot as last read (null: none known), for tests. */

@@ -162,7 +162,20 @@ final class JedisRedisNode implements RedisNode {
 
     @Override
     public Pending send(Script script, byte[][] keys, byte[][] args) {
-        long sentAt = System.nanoTime();
+        return send(script, keys, args, false, System.nanoTime());
+    }
+
+    /**
+     * {@link #send} preceded by {@code ASKING} on the same connection: the one call that follows a
+     * Redis Cluster's {@code ASK} redirection to this node ({@link ClusterRedisNode}). The reply is
+     * awaited until one node timeout after {@code sentAt}, the send of the call that was redirected,
+     * so the redirection costs the caller no second node timeout.
+     */
+    Pending sendAsking(Script script, byte[][] keys, byte[][] args, long sentAt) {
+        return send(script, keys, args, true, sentAt);
+    }
+
+    private Pending send(Script script, byte[][] keys, byte[][] args, boolean asking, long sentAt) {
         NodeConnection connection;
         try {
             connection = borrowIdle();
@@ -171,14 +184,14 @@ final class JedisRedisNode implements RedisNode {
         }
         if (connection != null) {
             try {
-                write(connection, script, keys, args);
+                write(connection, script, keys, args, asking);
             } catch (JedisConnectionException e) {
                 giveBack(connection);
-                return retryOnFreshConnection(e, connection, script, keys, args);
+                return retryOnFreshConnection(e, connection, script, keys, args, asking);
             }
-            return () -> readOn(connection, script, keys, args, sentAt);
+            return () -> readOn(connection, script, keys, args, asking, sentAt);
         }
-        OpenAndCall call = new OpenAndCall(script, keys, args, sentAt);
+        OpenAndCall call = new OpenAndCall(script, keys, args, asking, sentAt);
         try {
             executor.execute(call);
         } catch (RejectedExecutionException e) {
@@ -189,7 +202,15 @@ final class JedisRedisNode implements RedisNode {
 
     @Override
     public CompletableFuture<NodeReply> submit(Script script, byte[][] keys, byte[][] args) {
-        return pipeline.call(script, keys, args);
+        return pipeline.call(script, keys, args, false);
+    }
+
+    /**
+     * {@link #submit} preceded by {@code ASKING} on the pipeline's connection, for the call that
+     * follows an {@code ASK} redirection to this node.
+     */
+    CompletableFuture<NodeReply> submitAsking(Script script, byte[][] keys, byte[][] args) {
+        return pipeline.call(script, keys, args, true);
     }
 
     /** Opens one connection into the pool, so that the first calls find it idle. */
@@ -290,8 +311,14 @@ final class JedisRedisNode implements RedisNode {
         }
     }
 
-    /** Writes the call, followed by {@code WAIT} when the grant needs acknowledging replicas. */
-    private void write(NodeConnection connection, Script script, byte[][] keys, byte[][] args) {
+    /**
+     * Writes the call, after {@code ASKING} if {@code asking}, followed by {@code WAIT} when the grant
+     * needs acknowledging replicas.
+     */
+    private void write(NodeConnection connection, Script script, byte[][] keys, byte[][] args, boolean asking) {
+        if (asking) {
+            connection.sendAsking();
+        }
         if (ack.covers(script)) {
             connection.sendScriptAndWait(script, keys, args, ack);
         } else {
@@ -300,15 +327,19 @@ final class JedisRedisNode implements RedisNode {
     }
 
     /** Reads the reply; on NOSCRIPT loads the script and repeats the call on the same connection. */
-    private NodeReply readOn(NodeConnection connection, Script script, byte[][] keys, byte[][] args, long sentAt) {
+    private NodeReply readOn(
+            NodeConnection connection, Script script, byte[][] keys, byte[][] args, boolean asking, long sentAt) {
         JedisConnectionException cut;
         try {
             Object value;
             try {
+                if (asking) {
+                    connection.readAskingReply(nodeTimeout.millisLeft(sentAt));
+                }
                 value = connection.readReply(nodeTimeout.millisLeft(sentAt));
             } catch (JedisNoScriptException e) {
                 skipWait(connection, script, sentAt);
-                value = loadAndCall(connection, script, keys, args);
+                value = loadAndCall(connection, script, keys, args, asking);
             } catch (JedisDataException e) {
                 skipWait(connection, script, sentAt);
                 throw e;
@@ -328,7 +359,8 @@ final class JedisRedisNode implements RedisNode {
         } finally {
             giveBack(connection);
         }
-        return retryOnFreshConnection(cut, connection, script, keys, args).await();
+        return retryOnFreshConnection(cut, connection, script, keys, args, asking)
+                .await();
     }
 
     /**
@@ -337,14 +369,17 @@ final class JedisRedisNode implements RedisNode {
      * script and repeats the call also asks {@code INFO server} again, and the reply is credited to
      * whatever incarnation answers now.
      */
-    private Object loadAndCall(NodeConnection connection, Script script, byte[][] keys, byte[][] args) {
+    private Object loadAndCall(NodeConnection connection, Script script, byte[][] keys, byte[][] args, boolean asking) {
         try {
             connection.sendProbe();
             connection.sendScriptLoad(script);
-            write(connection, script, keys, args);
+            write(connection, script, keys, args, asking); // ASKING again: the probe consumed the first
             connection.setSoTimeout(nodeTimeout.millis());
             connection.readProbe(clock);
             connection.readReply(nodeTimeout.millis());
+            if (asking) {
+                connection.readAskingReply(nodeTimeout.millis());
+            }
             return connection.readReply(nodeTimeout.millis());
         } catch (RuntimeException e) {
             // a reply may be left unread: the connection must not be reused
@@ -360,7 +395,12 @@ final class JedisRedisNode implements RedisNode {
      * again is safe even if the old server ran it before it died.
      */
     private Pending retryOnFreshConnection(
-            JedisConnectionException failure, NodeConnection stale, Script script, byte[][] keys, byte[][] args) {
+            JedisConnectionException failure,
+            NodeConnection stale,
+            Script script,
+            byte[][] keys,
+            byte[][] args,
+            boolean asking) {
         if (!stale.pooledBefore() || failure.getCause() instanceof SocketTimeoutException) {
             return () -> NodeReply.failed(nodeTimeout.describe(failure));
         }
@@ -369,11 +409,11 @@ final class JedisRedisNode implements RedisNode {
         NodeConnection fresh;
         try {
             fresh = borrow();
-            write(fresh, script, keys, args);
+            write(fresh, script, keys, args, asking);
         } catch (RuntimeException e) {
             return () -> NodeReply.failed(e instanceof JedisConnectionException c ? nodeTimeout.describe(c) : e);
         }
-        return () -> readOn(fresh, script, keys, args, sentAt);
+        return () -> readOn(fresh, script, keys, args, asking, sentAt);
     }
 
     @Override
@@ -392,14 +432,16 @@ final class JedisRedisNode implements RedisNode {
         private final Script script;
         private final byte[][] keys;
         private final byte[][] args;
+        private final boolean asking;
         private final long sentAt;
         private final CompletableFuture<NodeReply> reply = new CompletableFuture<>();
         private volatile boolean abandoned;
 
-        OpenAndCall(Script script, byte[][] keys, byte[][] args, long sentAt) {
+        OpenAndCall(Script script, byte[][] keys, byte[][] args, boolean asking, long sentAt) {
             this.script = script;
             this.keys = keys;
             this.args = args;
+            this.asking = asking;
             this.sentAt = sentAt;
         }
 
@@ -412,12 +454,12 @@ final class JedisRedisNode implements RedisNode {
                     return;
                 }
                 try {
-                    write(connection, script, keys, args);
+                    write(connection, script, keys, args, asking);
                 } catch (RuntimeException e) {
                     giveBack(connection);
                     throw e;
                 }
-                reply.complete(readOn(connection, script, keys, args, sentAt));
+                reply.complete(readOn(connection, script, keys, args, asking, sentAt));
             } catch (JedisConnectionException e) {
                 reply.complete(NodeReply.failed(nodeTimeout.describe(e)));
             } catch (RuntimeException e) {

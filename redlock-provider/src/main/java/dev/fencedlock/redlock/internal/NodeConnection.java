@@ -120,6 +120,27 @@ final class NodeConnection extends Connection {
         pooledBefore = true;
     }
 
+    /**
+     * Writes {@code ASKING} (not flushed: the script call that follows flushes both). It answers an
+     * {@code ASK} redirection of a Redis Cluster: the node then serves the next command for a slot it
+     * is importing. Its reply ({@code OK}) comes before the script's and must be read first.
+     */
+    void sendAsking() {
+        sendCommand(Protocol.Command.ASKING);
+    }
+
+    /**
+     * Reads the reply to {@link #sendAsking()}. An error reply (a node without cluster support) is
+     * not reported here: the script's own reply, read next, says what the node made of the call.
+     */
+    void readAskingReply(int timeoutMillis) {
+        try {
+            readReply(timeoutMillis);
+        } catch (JedisDataException e) {
+            // the script's reply reports it
+        }
+    }
+
     /** Writes {@code EVALSHA} and flushes it to the socket. */
     void sendScript(Script script, byte[][] keys, byte[][] args) {
         sendCommand(evalsha(script, keys, args));

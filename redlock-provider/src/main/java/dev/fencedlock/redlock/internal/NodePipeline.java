@@ -86,9 +86,13 @@ final class NodePipeline implements AutoCloseable {
         this.worker.start();
     }
 
-    /** Queues a script call; the future completes with the node's reply or the failure. */
-    CompletableFuture<NodeReply> call(Script script, byte[][] keys, byte[][] args) {
-        Call call = new Call(script, keys, args, new CompletableFuture<>());
+    /**
+     * Queues a script call; the future completes with the node's reply or the failure. With {@code
+     * asking}, the call goes out right after {@code ASKING} (it follows a Redis Cluster's {@code ASK}
+     * redirection), and never in a batched extension.
+     */
+    CompletableFuture<NodeReply> call(Script script, byte[][] keys, byte[][] args, boolean asking) {
+        Call call = new Call(script, keys, args, asking, new CompletableFuture<>());
         if (closed) {
             call.fail(new JedisConnectionException("the Redlock client is closed"));
         } else if (!backlog.offer(call)) {
@@ -157,12 +161,18 @@ final class NodePipeline implements AutoCloseable {
         int read = 0;
         try {
             for (Send send : sends) {
+                if (send.asking()) {
+                    current.sendAsking();
+                }
                 current.sendCommand(send.command());
             }
             current.flushCommands();
             for (; read < sends.size(); read++) {
                 current.setSoTimeout(timeout.millisLeft(sentAt));
                 Send send = sends.get(read);
+                if (send.asking()) {
+                    current.readAskingReply(timeout.millisLeft(sentAt));
+                }
                 try {
                     send.complete(current.getOne(), current.instance());
                 } catch (JedisNoScriptException e) {
@@ -189,6 +199,7 @@ final class NodePipeline implements AutoCloseable {
         List<Call> extensions = new ArrayList<>();
         for (Call call : batch) {
             if (recordKeys != null
+                    && !call.asking()
                     && call.script() == Script.EXTEND
                     && call.keys().length == 1
                     && call.args().length == 2) {
@@ -261,7 +272,8 @@ final class NodePipeline implements AutoCloseable {
     }
 
     /** A queued call and its future. */
-    private record Call(Script script, byte[][] keys, byte[][] args, CompletableFuture<NodeReply> reply) {
+    private record Call(
+            Script script, byte[][] keys, byte[][] args, boolean asking, CompletableFuture<NodeReply> reply) {
         void fail(RuntimeException cause) {
             reply.complete(NodeReply.failed(cause));
         }
@@ -270,6 +282,11 @@ final class NodePipeline implements AutoCloseable {
     /** One command on the wire, answering one or more calls. */
     private interface Send {
         CommandArguments command();
+
+        /** Whether {@code ASKING} goes out before the command. */
+        default boolean asking() {
+            return false;
+        }
 
         void complete(Object value, RedisInstance instance);
 
@@ -280,6 +297,11 @@ final class NodePipeline implements AutoCloseable {
         @Override
         public CommandArguments command() {
             return NodeConnection.evalsha(call.script(), call.keys(), call.args());
+        }
+
+        @Override
+        public boolean asking() {
+            return call.asking();
         }
 
         @Override

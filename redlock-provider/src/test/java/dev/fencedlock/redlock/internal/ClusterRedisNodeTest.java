@@ -21,17 +21,21 @@ class ClusterRedisNodeTest {
     }
 
     @Test
-    void acquireAndReleaseTouchOnlyTheLocksSlotAndDistinctNamesSpread() {
+    void acquireExtendAndReleaseTouchOnlyTheLocksSlotAndDistinctNamesSpread() {
         Set<Integer> slots = new HashSet<>();
         for (String name : new String[] {"orders", "a}b", "{x}", "payments:42", "ünïcode"}) {
             byte[][] acquire = {
                 bytes(KEYS.lock(name)), bytes(KEYS.token(name)), bytes(KEYS.leaseExpiries()), bytes(KEYS.leaseLengths())
             };
             byte[][] release = {bytes(KEYS.lock(name)), bytes(KEYS.leaseExpiries()), bytes(KEYS.leaseLengths())};
+            // an extension is queued with the lock key alone: extend.lua also updates the two records
+            byte[][] extend = {bytes(KEYS.lock(name))};
             int slot = JedisClusterCRC16.getSlot(KEYS.lock(name));
             slots.add(slot);
             for (byte[][] keys : new byte[][][] {
-                ClusterRedisNode.inSlot(Script.ACQUIRE, acquire), ClusterRedisNode.inSlot(Script.RELEASE, release)
+                ClusterRedisNode.inSlot(Script.ACQUIRE, acquire),
+                ClusterRedisNode.inSlot(Script.RELEASE, release),
+                ClusterRedisNode.inSlot(Script.EXTEND, extend)
             }) {
                 assertThat(Arrays.stream(keys).mapToInt(JedisClusterCRC16::getSlot))
                         .as("slots of the keys of %s", name)
@@ -41,6 +45,11 @@ class ClusterRedisNodeTest {
                 assertThat(new String(keys[keys.length - 1], StandardCharsets.UTF_8))
                         .isEqualTo(KEYS.lock(name) + ":lease-lengths");
             }
+            byte[][] extendKeys = ClusterRedisNode.inSlot(Script.EXTEND, extend);
+            assertThat(extendKeys.length)
+                    .as("the extension's keys: lock key, then the two records")
+                    .isEqualTo(3);
+            assertThat(extendKeys[0]).isEqualTo(extend[0]);
             assertThat(ClusterRedisNode.slotOf(acquire)).isEqualTo(slot);
         }
         assertThat(slots).as("five names, five slots").hasSize(5);
@@ -48,8 +57,6 @@ class ClusterRedisNodeTest {
 
     @Test
     void scriptsWithoutRecordsAreSentAsTheyAre() {
-        byte[][] extend = {bytes(KEYS.lock("orders"))};
-        assertThat(ClusterRedisNode.inSlot(Script.EXTEND, extend)).isSameAs(extend);
         byte[][] raise = {bytes(KEYS.token("orders"))};
         assertThat(ClusterRedisNode.inSlot(Script.RAISE_TOKEN, raise)).isSameAs(raise);
         assertThat(ClusterRedisNode.slotOf(new byte[0][]))
