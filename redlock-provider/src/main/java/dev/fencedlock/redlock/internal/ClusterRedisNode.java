@@ -328,7 +328,7 @@ final class ClusterRedisNode implements RedisNode {
             }
             try (Jedis jedis =
                     new Jedis(candidate, JedisRedisNode.clientConfig(dataNode(candidate), timeoutMillis, tls))) {
-                slots = parse(jedis.clusterSlots());
+                slots = parse(jedis.clusterSlots(), candidate.getHost());
                 resolvedAtNanos = System.nanoTime();
                 retireFormerMasters();
                 mapsRead.incrementAndGet();
@@ -372,8 +372,14 @@ final class ClusterRedisNode implements RedisNode {
         }
     }
 
-    /** A {@code CLUSTER SLOTS} reply: {@code [start, end, [host, port, id, ...], replicas...]...}. */
-    private static SlotMap parse(List<Object> reply) {
+    /**
+     * A {@code CLUSTER SLOTS} reply: {@code [start, end, [host, port, id, ...], replicas...]...},
+     * read from a node at {@code askedHost}. An empty host is Redis saying "the host you asked" (a
+     * node that never learned its own address, as in a one-master cluster formed without {@code
+     * cluster-announce-ip}); {@code ?} (an unknown endpoint) leaves its slots without a master, so
+     * their calls fail and a later lookup tries again.
+     */
+    private static SlotMap parse(List<Object> reply, String askedHost) {
         HostAndPort[] owners = new HostAndPort[SLOTS];
         for (Object entry : reply) {
             List<?> range = (List<?>) entry;
@@ -381,8 +387,11 @@ final class ClusterRedisNode implements RedisNode {
             int end = ((Long) range.get(1)).intValue();
             List<?> master = (List<?>) range.get(2);
             String host = text(master.get(0));
+            if (host.equals("?")) {
+                continue;
+            }
             int port = ((Long) master.get(1)).intValue();
-            HostAndPort owner = new HostAndPort(host, port);
+            HostAndPort owner = new HostAndPort(host.isEmpty() ? askedHost : host, port);
             Arrays.fill(owners, start, end + 1, owner);
         }
         return new SlotMap(owners);

@@ -131,4 +131,33 @@ class RedlockClusterIT {
                     slot, (System.nanoTime() - movedAt) / 1_000_000);
         }
     }
+
+    /**
+     * A one-master cluster formed without {@code cluster-announce-ip} never learns its own address
+     * and names itself with an empty host in {@code CLUSTER SLOTS}: the client takes the host it
+     * asked (was "node URI 'redis://:PORT' has no host" on every call).
+     */
+    @Test
+    void aMasterThatNamesItselfWithAnEmptyHostIsReachedAtTheHostAsked() throws Exception {
+        try (RedisCluster single = RedisCluster.start(1)) {
+            RedisServerProcess master = single.get(0);
+            Object slots = master.command("CLUSTER", "SLOTS");
+            assertThat(String.valueOf(slots)).as("the master's own entry").contains("[0, 16383, [, ");
+            LockConfig config = LockConfig.builder()
+                    .backend("redlock")
+                    .set(RedlockSettings.CLUSTER_NODES, single.seeds())
+                    .set(RedlockSettings.NODE_TIMEOUT, Duration.ofSeconds(2))
+                    .leaseTime(Duration.ofSeconds(10))
+                    .build();
+            try (TestClient client = TestClient.create(config)) {
+                long previous = 0;
+                for (int i = 0; i < 3; i++) {
+                    try (Lease lease = client.lock("cluster:one-master").acquire(WAIT)) {
+                        assertThat(lease.token()).isGreaterThan(previous);
+                        previous = lease.token();
+                    }
+                }
+            }
+        }
+    }
 }
