@@ -40,18 +40,23 @@ import org.apache.curator.test.TestingServer;
  * but are not part of a cycle. Counts do not depend on the machine's speed or load; the transaction
  * count is the growth of the server's {@code zxid} as the replies report it.
  *
- * <pre>java -cp benchmarks.jar dev.fencedlock.benchmarks.zookeeper.RequestCount [cycles per thread]</pre>
+ * <p>The CPU time per cycle (from {@code schedstat}) counts only what the threads ran, so the
+ * machine's load moves it far less than throughput; the warm-up lets the JIT compile both sides'
+ * code paths first.
+ *
+ * <pre>java -cp benchmarks.jar dev.fencedlock.benchmarks.zookeeper.RequestCount [cycles per thread [warm-up cycles per thread]]</pre>
  */
 public final class RequestCount {
-    private static final int WARMUP_CYCLES = 20;
+    private static int warmupCycles = 2000;
     private static final Map<String, long[]> SWITCHES_BEFORE = new TreeMap<>();
     private static final Map<String, long[]> SWITCHES_AFTER = new TreeMap<>();
-    private static final LongAdder[] WORKER_SWITCHES = {new LongAdder(), new LongAdder()};
+    private static final LongAdder[] WORKER_SWITCHES = {new LongAdder(), new LongAdder(), new LongAdder()};
 
     private RequestCount() {}
 
     public static void main(String[] args) throws Exception {
-        int cycles = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
+        int cycles = args.length > 0 ? Integer.parseInt(args[0]) : 3000;
+        warmupCycles = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
         try (TestingServer server = new TestingServer(-1, true);
                 CountingProxy proxy = new CountingProxy(server.getPort())) {
             System.setProperty(BenchEnv.ZOOKEEPER, "127.0.0.1:" + proxy.port());
@@ -74,7 +79,7 @@ public final class RequestCount {
                 for (int t = 0; t < threads; t++) {
                     locks.add(client.lock("bench-lock-" + t));
                 }
-                inThreads(threads, WARMUP_CYCLES, cycles, proxy, t -> {
+                inThreads(threads, warmupCycles, cycles, proxy, t -> {
                     try (Lease lease = locks.get(t).acquire(Backends.UNCONTENDED_WAIT)) {
                         if (lease.token() <= 0) {
                             throw new IllegalStateException("no token");
@@ -93,7 +98,7 @@ public final class RequestCount {
                 for (int t = 0; t < threads; t++) {
                     mutexes.add(new InterProcessMutex(curator, "/bench-curator/lock-" + t));
                 }
-                inThreads(threads, WARMUP_CYCLES, cycles, proxy, t -> {
+                inThreads(threads, warmupCycles, cycles, proxy, t -> {
                     InterProcessMutex mutex = mutexes.get(t);
                     if (!mutex.acquire(Backends.UNCONTENDED_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
                         throw new IllegalStateException("uncontended lock not granted");
@@ -135,8 +140,9 @@ public final class RequestCount {
                                 cycle.run(thread);
                             }
                             long[] after = ThreadSwitches.self();
-                            WORKER_SWITCHES[0].add(after[0] - before[0]);
-                            WORKER_SWITCHES[1].add(after[1] - before[1]);
+                            for (int i = 0; i < 3; i++) {
+                                WORKER_SWITCHES[i].add(after[i] - before[i]);
+                            }
                         } catch (Throwable e) {
                             failures.add(e);
                             warm.countDown();
@@ -151,8 +157,9 @@ public final class RequestCount {
         proxy.reset();
         SWITCHES_BEFORE.clear();
         SWITCHES_BEFORE.putAll(ThreadSwitches.read());
-        WORKER_SWITCHES[0].reset();
-        WORKER_SWITCHES[1].reset();
+        for (LongAdder adder : WORKER_SWITCHES) {
+            adder.reset();
+        }
         reset.countDown();
         for (Thread worker : workers) {
             worker.join();
@@ -188,35 +195,52 @@ public final class RequestCount {
         }
         System.out.printf("%-44s %10.3f %14.1f %14.1f%n", "total per cycle", requests, requestBytes, replyBytes);
         System.out.printf("%-44s %10.3f%n", "server transactions (zxid growth) per cycle", proxy.zxidGrowth() / total);
-        System.out.printf(
-                "%-44s %10s %14s%n", "client-JVM thread group (server, proxy left out)", "voluntary", "involuntary");
-        System.out.printf("%-44s %10s %14s%n", "", "switches/cyc", "switches/cyc");
-        System.out.printf(
-                "%-44s %10.3f %14.3f%n",
-                "the benchmark's own threads (cycle-#)",
-                WORKER_SWITCHES[0].sum() / total,
-                WORKER_SWITCHES[1].sum() / total);
+        System.out.printf("%-44s %10s %14s %10s%n", "thread group", "voluntary", "involuntary", "CPU");
+        System.out.printf("%-44s %10s %14s %10s%n", "", "switches/cyc", "switches/cyc", "us/cycle");
+        print(
+                "client: the benchmark's threads (cycle-#)",
+                WORKER_SWITCHES[0].sum(),
+                WORKER_SWITCHES[1].sum(),
+                WORKER_SWITCHES[2].sum(),
+                total);
+        Map<String, long[]> sides = new TreeMap<>();
         for (Map.Entry<String, long[]> e :
                 ThreadSwitches.delta(SWITCHES_BEFORE, SWITCHES_AFTER).entrySet()) {
-            double voluntary = e.getValue()[0] / total;
-            double involuntary = e.getValue()[1] / total;
-            if (voluntary >= 0.01 || involuntary >= 0.01) {
-                System.out.printf("%-44s %10.3f %14.3f%n", e.getKey(), voluntary, involuntary);
+            long[] v = e.getValue();
+            if (v[0] / total >= 0.01 || v[1] / total >= 0.01 || v[2] / total >= 100) {
+                print(e.getKey(), v[0], v[1], v[2], total);
+            }
+            long[] sum =
+                    sides.computeIfAbsent(e.getKey().substring(0, e.getKey().indexOf(':')), k -> new long[3]);
+            for (int i = 0; i < 3; i++) {
+                sum[i] += v[i];
             }
         }
+        sides.get("client")[0] += WORKER_SWITCHES[0].sum();
+        sides.get("client")[1] += WORKER_SWITCHES[1].sum();
+        sides.get("client")[2] += WORKER_SWITCHES[2].sum();
+        sides.forEach((owner, v) -> print("total of the " + owner + "'s threads", v[0], v[1], v[2], total));
+    }
+
+    private static void print(String group, long voluntary, long involuntary, long cpuNanos, double cycles) {
+        System.out.printf(
+                "%-44s %10.3f %14.3f %10.1f%n",
+                group, voluntary / cycles, involuntary / cycles, cpuNanos / cycles / 1000);
     }
 
     /**
-     * Context switches of this JVM's threads from {@code /proc/self/task/<tid>/status}, summed by
-     * thread name with digits left out ({@code comm}, 15 characters), so that a cycle's thread
-     * hand-offs can be counted: a thread that blocks and is woken makes one voluntary switch. The
-     * in-process server's and the proxy's threads are left out. Linux only; empty elsewhere.
+     * Context switches and CPU time of this JVM's threads, from {@code /proc/self/task/<tid>/status}
+     * and {@code schedstat}, summed by thread name with digits left out ({@code comm}, 15
+     * characters) and marked as the client's, the in-process server's or the proxy's. A thread that
+     * blocks and is woken makes one voluntary switch, so a cycle's thread hand-offs can be counted;
+     * the CPU time is what the threads ran, not what they waited for a core. Linux only; empty
+     * elsewhere.
      */
     static final class ThreadSwitches {
-        private static final String[] NOT_CLIENT = {
-            "counting-proxy", "NIOServerCxn", "NIOWorkerThrea", "SyncThread", "ProcessThread", "CommitProcWork",
-            "CommitProcesso", "RequestThrottl", "SessionTracker", "ConnnectionExpi", "ConnectionExpi", "zkservermainru",
-            "PurgeTask", "LearnerHandler", "FinalRequestPro"
+        private static final String[] SERVER = {
+            "NIOServerCxn", "NIOWorkerThrea", "SyncThread", "ProcessThread", "CommitProcWork", "CommitProcesso",
+            "RequestThrottl", "SessionTracker", "ConnnectionExpi", "ConnectionExpi", "zkservermainru", "PurgeTask",
+            "LearnerHandler", "FinalRequestPro"
         };
 
         static Map<String, long[]> read() {
@@ -229,31 +253,15 @@ public final class RequestCount {
                 try {
                     String name = java.nio.file.Files.readString(task.toPath().resolve("comm"))
                             .trim();
-                    String group = name.replaceAll("[0-9]+", "#");
-                    boolean client = true;
-                    for (String prefix : NOT_CLIENT) {
+                    String side = name.startsWith("counting-proxy") ? "proxy: " : "client: ";
+                    for (String prefix : SERVER) {
                         if (name.startsWith(prefix)) {
-                            client = false;
+                            side = "server: ";
                         }
                     }
-                    if (!client) {
-                        continue;
-                    }
-                    long voluntary = 0;
-                    long involuntary = 0;
-                    for (String line :
-                            java.nio.file.Files.readAllLines(task.toPath().resolve("status"))) {
-                        if (line.startsWith("voluntary_ctxt_switches:")) {
-                            voluntary = Long.parseLong(
-                                    line.substring(line.indexOf(':') + 1).trim());
-                        } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
-                            involuntary = Long.parseLong(
-                                    line.substring(line.indexOf(':') + 1).trim());
-                        }
-                    }
-                    long[] sum = byName.computeIfAbsent(task.getName() + "\u0000" + group, k -> new long[2]);
-                    sum[0] += voluntary;
-                    sum[1] += involuntary;
+                    String group = side + name.replaceAll("[0-9]+", "#");
+                    long[] counts = counts(task.toPath());
+                    byName.put(task.getName() + "\u0000" + group, counts);
                 } catch (IOException | RuntimeException e) {
                     // the thread ended meanwhile
                 }
@@ -261,35 +269,42 @@ public final class RequestCount {
             return byName;
         }
 
-        /** The calling thread's voluntary and involuntary switches so far; zeros where unknown. */
+        /** The calling thread's voluntary and involuntary switches and CPU nanoseconds so far. */
         static long[] self() {
-            long[] counts = new long[2];
             try {
-                for (String line :
-                        java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/thread-self/status"))) {
-                    if (line.startsWith("voluntary_ctxt_switches:")) {
-                        counts[0] = Long.parseLong(
-                                line.substring(line.indexOf(':') + 1).trim());
-                    } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
-                        counts[1] = Long.parseLong(
-                                line.substring(line.indexOf(':') + 1).trim());
-                    }
-                }
+                return counts(java.nio.file.Path.of("/proc/thread-self"));
             } catch (IOException | RuntimeException e) {
-                // not Linux
+                return new long[3]; // not Linux
             }
+        }
+
+        private static long[] counts(java.nio.file.Path task) throws IOException {
+            long[] counts = new long[3];
+            for (String line : java.nio.file.Files.readAllLines(task.resolve("status"))) {
+                if (line.startsWith("voluntary_ctxt_switches:")) {
+                    counts[0] =
+                            Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+                    counts[1] =
+                            Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                }
+            }
+            String schedstat =
+                    java.nio.file.Files.readString(task.resolve("schedstat")).trim();
+            counts[2] = Long.parseLong(schedstat.substring(0, schedstat.indexOf(' ')));
             return counts;
         }
 
-        /** Per thread group: switches made between the two reads by threads alive at both. */
+        /** Per thread group: switches and CPU time between the two reads of threads alive at both. */
         static Map<String, long[]> delta(Map<String, long[]> before, Map<String, long[]> after) {
             Map<String, long[]> out = new TreeMap<>();
             after.forEach((key, counts) -> {
                 long[] was = before.get(key);
                 if (was != null) {
-                    long[] sum = out.computeIfAbsent(key.substring(key.indexOf('\u0000') + 1), k -> new long[2]);
-                    sum[0] += counts[0] - was[0];
-                    sum[1] += counts[1] - was[1];
+                    long[] sum = out.computeIfAbsent(key.substring(key.indexOf('\u0000') + 1), k -> new long[3]);
+                    for (int i = 0; i < 3; i++) {
+                        sum[i] += counts[i] - was[i];
+                    }
                 }
             });
             return out;
