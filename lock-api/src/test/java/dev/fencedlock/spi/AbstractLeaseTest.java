@@ -389,21 +389,26 @@ class AbstractLeaseTest {
         for (int i = 0; i < 4 * Math.max(2, Runtime.getRuntime().availableProcessors()); i++) {
             silent.add(grant(rt, new SilentLease(rt, Duration.ofSeconds(60))));
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(50);
-        while (silent.stream().anyMatch(l -> l.renewals.get() == 0) && System.nanoTime() < deadline) {
-            Thread.sleep(10);
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(50);
+            while (silent.stream().anyMatch(l -> l.renewals.get() == 0) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(silent).as("silent leases whose renewal is in flight").allMatch(l -> l.renewals.get() == 1);
+            // more renewals now wait for silent nodes than the scheduler has threads
+            ScriptedLease healthy = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> Optional.of(leaseTime)));
+            while (healthy.calls.stream().filter("extend"::equals).count() < 5 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(healthy.calls.stream().filter("extend"::equals).count())
+                    .as("renewals of the healthy lease while the others wait for silent nodes")
+                    .isGreaterThanOrEqualTo(5);
+            assertThat(healthy.isValid()).isTrue();
+            healthy.close();
+        } finally {
+            // also when an assertion failed: closing a lease waits for its renewal in flight, so the
+            // runtime's close after the test would otherwise wait for these answers for ever
+            silent.forEach(lease -> lease.answer.complete(Optional.of(Duration.ofSeconds(60))));
         }
-        assertThat(silent).as("silent leases whose renewal is in flight").allMatch(l -> l.renewals.get() == 1);
-        // more renewals now wait for silent nodes than the scheduler has threads
-        ScriptedLease healthy = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> Optional.of(leaseTime)));
-        while (healthy.calls.stream().filter("extend"::equals).count() < 5 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertThat(healthy.calls.stream().filter("extend"::equals).count())
-                .as("renewals of the healthy lease while the others wait for silent nodes")
-                .isGreaterThanOrEqualTo(5);
-        assertThat(healthy.isValid()).isTrue();
-        silent.forEach(lease -> lease.answer.complete(Optional.of(Duration.ofSeconds(60))));
-        healthy.close();
     }
 }
