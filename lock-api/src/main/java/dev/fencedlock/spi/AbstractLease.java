@@ -38,7 +38,9 @@ import org.slf4j.LoggerFactory;
  *       or renewals failing, or the hold-time cap reached). It follows every move of validity: an
  *       {@link #extend} to a shorter time moves the loss (and so the release on the backend and
  *       {@code onLost}) to the new end, not the old one; on an auto-renewing lease it also brings
- *       the next renewal within the new validity;
+ *       the next renewal within the new validity. An auto-renewing lease starts its watchdog with
+ *       its first renewal, which is due before its validity ends, so a lease closed before then
+ *       (most are) costs the scheduler one task, not two;
  *   <li>on loss the backend is first asked to release whatever this grant may still hold there,
  *       then every {@link LeaseLostListener} is told exactly once, on the runtime's notifier
  *       thread, so a listener may re-acquire the same lock and a slow listener delays no renewal;
@@ -157,9 +159,12 @@ public abstract class AbstractLease implements Lease {
             return;
         }
         runtime.register(this);
-        scheduleWatchdog();
+        long firstRenewal = renewalPeriodNanos();
+        if (!autoRenew || validUntilNanos - runtime.clock().nanoTime() <= firstRenewal) {
+            scheduleWatchdog();
+        }
         if (autoRenew) {
-            scheduleRenewal(renewalPeriodNanos());
+            scheduleRenewal(firstRenewal);
         }
     }
 
@@ -337,6 +342,7 @@ public abstract class AbstractLease implements Lease {
         }
         synchronized (tasks) {
             cancel(renewalTask);
+            ensureWatchdog(); // the renewal that would have started it will not run
         }
     }
 
@@ -477,6 +483,7 @@ public abstract class AbstractLease implements Lease {
         if (state.get() != State.HELD || renewalStopped != null) {
             return;
         }
+        ensureWatchdog();
         if (now - validUntilNanos >= 0) {
             markLost(expiryKind(), expiryReason(), lastRenewalFailure);
             return;
@@ -587,6 +594,21 @@ public abstract class AbstractLease implements Lease {
             long delay = Math.max(0, validUntilNanos - now) + WATCHDOG_SLACK_NANOS;
             watchdogDueNanos = now + delay;
             watchdogTask = schedule(this::checkExpiry, delay);
+        }
+    }
+
+    /**
+     * Starts the watchdog of an auto-renewing lease if it has not started yet. Such a lease starts
+     * it late, on its first renewal (or {@link #stopRenewal}), which is due before its validity
+     * ends: most leases are closed sooner and never schedule it, one task per grant instead of two.
+     * A grant whose validity ends before its first renewal is due starts it at once ({@link
+     * #activate}), so the loss comes when validity ends, as for every lease.
+     */
+    private void ensureWatchdog() {
+        synchronized (tasks) {
+            if (watchdogTask == null && state.get() == State.HELD) {
+                scheduleWatchdog();
+            }
         }
     }
 

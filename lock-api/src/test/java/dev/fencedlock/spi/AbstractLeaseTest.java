@@ -46,7 +46,17 @@ class AbstractLeaseTest {
         volatile Supplier<Optional<Duration>> extension;
 
         ScriptedLease(LeaseRuntime runtime, Duration leaseTime, boolean autoRenew, Supplier<Optional<Duration>> ext) {
-            super("scripted", 1, leaseTime, autoRenew, runtime.clock().nanoTime() + leaseTime.toNanos(), runtime);
+            this(runtime, leaseTime, leaseTime, autoRenew, ext);
+        }
+
+        /** A grant valid for {@code validity} from now, shorter than its lease time when the grant was slow. */
+        ScriptedLease(
+                LeaseRuntime runtime,
+                Duration leaseTime,
+                Duration validity,
+                boolean autoRenew,
+                Supplier<Optional<Duration>> ext) {
+            super("scripted", 1, leaseTime, autoRenew, runtime.clock().nanoTime() + validity.toNanos(), runtime);
             this.extension = ext;
         }
 
@@ -164,6 +174,54 @@ class AbstractLeaseTest {
         long heldMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertThat(heldMillis).as("held for ms (cap 1800 ms)").isBetween(1_000L, 1_800L + 5_000L);
         assertThat(reason.toString()).contains("hold-time cap of 1800ms");
+    }
+
+    @Test
+    void anAutoRenewingLeaseSchedulesOnlyItsRenewalUntilTheRenewalRuns() throws Exception {
+        LeaseRuntime rt = runtime(LockConfig.builder());
+        ScheduledThreadPoolExecutor scheduler = (ScheduledThreadPoolExecutor) rt.scheduler();
+        assertThat(scheduler.getQueue()).isEmpty();
+        Duration leaseTime = Duration.ofSeconds(30); // first renewal due after 10 s
+        ScriptedLease lease = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> Optional.of(leaseTime)));
+        assertThat(scheduler.getQueue())
+                .as("one task (the renewal) for a grant that is closed before its first renewal")
+                .hasSize(1);
+        lease.close();
+        assertThat(scheduler.getQueue()).isEmpty();
+        assertThat(lease.calls).containsExactly("release");
+    }
+
+    @Test
+    void aGrantWhoseValidityEndsBeforeItsFirstRenewalIsLostWhenValidityEnds() throws Exception {
+        LeaseRuntime rt = runtime(LockConfig.builder());
+        Duration leaseTime = Duration.ofSeconds(60); // first renewal due after 20 s
+        // a slow grant: 300 ms of validity left
+        ScriptedLease lease =
+                grant(rt, new ScriptedLease(rt, leaseTime, Duration.ofMillis(300), true, () -> Optional.of(leaseTime)));
+        CountDownLatch lost = new CountDownLatch(1);
+        lease.onLost((l, cause) -> lost.countDown());
+        assertLostWithoutARenewal(
+                rt, lease, lost, "lost by the watchdog when its validity ran out, not 20 s later by the first renewal");
+    }
+
+    @Test
+    void renewalStoppedBeforeTheFirstRenewalStillRunsOutAndIsLost() throws Exception {
+        LeaseRuntime rt = runtime(LockConfig.builder());
+        Duration leaseTime = Duration.ofMillis(900); // first renewal due after 300 ms
+        ScriptedLease lease = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> Optional.of(leaseTime)));
+        CountDownLatch lost = new CountDownLatch(1);
+        lease.onLost((l, cause) -> lost.countDown());
+        lease.stopRenewal("the test stops it");
+        assertLostWithoutARenewal(rt, lease, lost, "the watchdog marks the lease lost though no renewal ever ran");
+    }
+
+    /** Waits for the loss (15 s at most), then checks the backend saw the release and no extension. */
+    private static void assertLostWithoutARenewal(LeaseRuntime rt, ScriptedLease lease, CountDownLatch lost, String why)
+            throws InterruptedException {
+        assertThat(lost.await(15, TimeUnit.SECONDS)).as(why).isTrue();
+        assertThat(lease.isValid()).isFalse();
+        awaitQuiet(rt);
+        assertThat(lease.calls).containsExactly("release");
     }
 
     @Test
@@ -331,21 +389,26 @@ class AbstractLeaseTest {
         for (int i = 0; i < 4 * Math.max(2, Runtime.getRuntime().availableProcessors()); i++) {
             silent.add(grant(rt, new SilentLease(rt, Duration.ofSeconds(60))));
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(50);
-        while (silent.stream().anyMatch(l -> l.renewals.get() == 0) && System.nanoTime() < deadline) {
-            Thread.sleep(10);
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(50);
+            while (silent.stream().anyMatch(l -> l.renewals.get() == 0) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(silent).as("silent leases whose renewal is in flight").allMatch(l -> l.renewals.get() == 1);
+            // more renewals now wait for silent nodes than the scheduler has threads
+            ScriptedLease healthy = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> Optional.of(leaseTime)));
+            while (healthy.calls.stream().filter("extend"::equals).count() < 5 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(healthy.calls.stream().filter("extend"::equals).count())
+                    .as("renewals of the healthy lease while the others wait for silent nodes")
+                    .isGreaterThanOrEqualTo(5);
+            assertThat(healthy.isValid()).isTrue();
+            healthy.close();
+        } finally {
+            // also when an assertion failed: closing a lease waits for its renewal in flight, so the
+            // runtime's close after the test would otherwise wait for these answers for ever
+            silent.forEach(lease -> lease.answer.complete(Optional.of(Duration.ofSeconds(60))));
         }
-        assertThat(silent).as("silent leases whose renewal is in flight").allMatch(l -> l.renewals.get() == 1);
-        // more renewals now wait for silent nodes than the scheduler has threads
-        ScriptedLease healthy = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> Optional.of(leaseTime)));
-        while (healthy.calls.stream().filter("extend"::equals).count() < 5 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertThat(healthy.calls.stream().filter("extend"::equals).count())
-                .as("renewals of the healthy lease while the others wait for silent nodes")
-                .isGreaterThanOrEqualTo(5);
-        assertThat(healthy.isValid()).isTrue();
-        silent.forEach(lease -> lease.answer.complete(Optional.of(Duration.ofSeconds(60))));
-        healthy.close();
     }
 }
