@@ -15,8 +15,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,8 +77,8 @@ public abstract class AbstractLease implements Lease {
 
     private volatile long validUntilNanos;
     private volatile AbstractFencedLock grantedBy;
-    private volatile ScheduledFuture<?> renewalTask;
-    private volatile ScheduledFuture<?> watchdogTask;
+    private volatile LeaseTimer.Task renewalTask;
+    private volatile LeaseTimer.Task watchdogTask;
     private long watchdogDueNanos; // guarded by tasks
     private volatile boolean holdCapReached;
     private volatile RuntimeException lastRenewalFailure;
@@ -649,9 +647,9 @@ public abstract class AbstractLease implements Lease {
                 : "its fixed lease time of " + DurationFormat.format(leaseTime) + " passed";
     }
 
-    private ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+    private LeaseTimer.Task schedule(Runnable task, long delayNanos) {
         try {
-            return runtime.scheduler().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+            return runtime.timer().schedule(task, delayNanos);
         } catch (java.util.concurrent.RejectedExecutionException e) {
             return null;
         }
@@ -664,9 +662,9 @@ public abstract class AbstractLease implements Lease {
         }
     }
 
-    private static void cancel(ScheduledFuture<?> task) {
+    private static void cancel(LeaseTimer.Task task) {
         if (task != null) {
-            task.cancel(false);
+            task.cancel();
         }
     }
 

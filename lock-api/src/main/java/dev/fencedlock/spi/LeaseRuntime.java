@@ -64,6 +64,7 @@ public final class LeaseRuntime implements AutoCloseable {
     private final ScheduledThreadPoolExecutor scheduler;
     private final ExecutorService notifier;
     private final ThreadPoolExecutor backendExecutor;
+    private final LeaseTimer timer;
     private final Set<AbstractLease> held = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
@@ -96,6 +97,7 @@ public final class LeaseRuntime implements AutoCloseable {
         this.notifier = Executors.newSingleThreadExecutor(
                 daemonThreads("fencedlock-" + backend + "-" + CLIENTS.get() + "-notifier-"));
         this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.timer = new LeaseTimer(scheduler);
         int backendThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
         this.backendExecutor = new ThreadPoolExecutor(
                 backendThreads,
@@ -128,6 +130,11 @@ public final class LeaseRuntime implements AutoCloseable {
     /** The scheduler for lease housekeeping. Tasks must not block for long. */
     public ScheduledExecutorService scheduler() {
         return scheduler;
+    }
+
+    /** Where the leases' renewals and expiry checks wait for their time; they run on the {@link #scheduler()}. */
+    LeaseTimer timer() {
+        return timer;
     }
 
     /**
@@ -173,13 +180,13 @@ public final class LeaseRuntime implements AutoCloseable {
     }
 
     void register(AbstractLease lease) {
-        if (held.add(lease)) {
+        if (held.add(lease) && listener != NO_LISTENER) {
             tell(() -> listener.leaseGranted(lease));
         }
     }
 
     void unregister(AbstractLease lease) {
-        if (held.remove(lease)) {
+        if (held.remove(lease) && listener != NO_LISTENER) {
             tell(() -> listener.leaseEnded(lease));
         }
     }

@@ -94,7 +94,10 @@ class AbstractLeaseTest {
         ScheduledThreadPoolExecutor scheduler = (ScheduledThreadPoolExecutor) rt.scheduler();
         ThreadPoolExecutor backend = (ThreadPoolExecutor) rt.backendExecutor();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!scheduler.getQueue().isEmpty()
+        // the leases' timer may leave its wake-up armed with nothing pending: that is no work
+        while (rt.timer().pending() > 0
+                || scheduler.getQueue().stream()
+                        .anyMatch(task -> task != rt.timer().armedWake())
                 || scheduler.getActiveCount() > 0
                 || !backend.getQueue().isEmpty()
                 || backend.getActiveCount() > 0) {

@@ -247,7 +247,7 @@ final class JedisRedisNode implements RedisNode {
         } catch (Exception e) {
             throw new JedisConnectionException(e.getMessage(), e);
         } finally {
-            Factory.IDLE_ONLY.remove();
+            Factory.IDLE_ONLY.set(null); // not remove(): that would make the thread's map entry anew on every call
         }
     }
 

@@ -2,12 +2,15 @@ package dev.fencedlock.redlock.internal;
 
 import dev.fencedlock.spi.MonotonicClock;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisSocketFactory;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.args.Rawable;
+import redis.clients.jedis.args.RawableFactory;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.util.SafeEncoder;
 
@@ -158,18 +161,66 @@ final class NodeConnection extends Connection {
         flush();
     }
 
-    /** {@code EVALSHA} of {@code script} with its keys and arguments. */
+    /**
+     * {@code EVALSHA} of {@code script} with its keys and arguments. The arrays are written as they
+     * are, not copied (Jedis's own {@code add(byte[])} copies each one): callers never change an
+     * array once they passed it.
+     */
     static CommandArguments evalsha(Script script, byte[][] keys, byte[][] args) {
         CommandArguments command = new CommandArguments(Protocol.Command.EVALSHA)
-                .add(script.sha1())
-                .add(keys.length);
+                .add(script.sha1Argument())
+                .add(count(keys.length));
         for (byte[] key : keys) {
-            command.add(key);
+            command.add(new Unshared(key));
         }
         for (byte[] arg : args) {
-            command.add(arg);
+            command.add(new Unshared(arg));
         }
         return command;
+    }
+
+    /** {@code value} as an argument, not copied; the caller never changes it afterwards. */
+    static Rawable argument(byte[] value) {
+        return new Unshared(value);
+    }
+
+    /** A decimal count as an argument; the small ones every call sends are made once. */
+    static Rawable count(int value) {
+        return value >= 0 && value < COUNTS.length ? COUNTS[value] : RawableFactory.from(value);
+    }
+
+    private static final Rawable[] COUNTS = counts(16);
+
+    private static Rawable[] counts(int size) {
+        Rawable[] counts = new Rawable[size];
+        for (int i = 0; i < size; i++) {
+            counts[i] = RawableFactory.from(i);
+        }
+        return counts;
+    }
+
+    /** An argument that writes its array without the defensive copy of Jedis's own wrapper. */
+    private static final class Unshared implements Rawable {
+        private final byte[] raw;
+
+        Unshared(byte[] raw) {
+            this.raw = raw;
+        }
+
+        @Override
+        public byte[] getRaw() {
+            return raw;
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Unshared that && Arrays.equals(raw, that.raw);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(raw);
+        }
     }
 
     /** Flushes the commands written so far to the socket (pipelining: write many, flush once). */

@@ -320,16 +320,16 @@ final class NodePipeline implements AutoCloseable {
         @Override
         public CommandArguments command() {
             CommandArguments command = new CommandArguments(Protocol.Command.EVALSHA)
-                    .add(Script.EXTEND_MANY.sha1())
-                    .add(calls.size() + recordKeys.length);
+                    .add(Script.EXTEND_MANY.sha1Argument())
+                    .add(NodeConnection.count(calls.size() + recordKeys.length));
             for (Call call : calls) {
-                command.add(call.keys()[0]);
+                command.add(NodeConnection.argument(call.keys()[0]));
             }
             for (byte[] key : recordKeys) {
-                command.add(key);
+                command.add(NodeConnection.argument(key));
             }
             for (Call call : calls) {
-                command.add(call.args()[0]).add(call.args()[1]);
+                command.add(NodeConnection.argument(call.args()[0])).add(NodeConnection.argument(call.args()[1]));
             }
             return command;
         }

@@ -137,6 +137,16 @@ final class Quarantine {
     }
 
     /**
+     * As {@link #noteLease(Duration, String)} with {@code what} = {@code kind + " of lock '" + lockName
+     * + "'"}, the text made only for the exception (every acquire and extension comes through here).
+     */
+    void noteLease(Duration lease, String kind, String lockName) {
+        if (enforcesLimit() && lease.compareTo(configured) > 0) {
+            noteLease(lease, kind + " of lock '" + lockName + "'");
+        }
+    }
+
+    /**
      * Checks a lease time about to be used, before any node is asked for it.
      *
      * @param what the lease's kind and lock, for messages, e.g. {@code "fixed lease of lock 'x'"}

@@ -146,9 +146,7 @@ final class RedlockLock extends AbstractFencedLock {
     protected Optional<? extends AbstractLease> doAcquire(LeaseRequest request) throws InterruptedException {
         MonotonicClock clock = runtime().clock();
         provider.quarantine()
-                .noteLease(
-                        request.leaseTime(),
-                        (request.autoRenew() ? "lease time" : "fixed lease") + " of lock '" + name() + "'");
+                .noteLease(request.leaseTime(), request.autoRenew() ? "lease time" : "fixed lease", name());
         Handoff.Registration waiting = null;
         try {
             while (true) {
@@ -208,18 +206,12 @@ final class RedlockLock extends AbstractFencedLock {
         long ttlNanos = ttlMillis * 1_000_000L;
         byte[] value = provider.newValue();
         long proposal = provider.tokens().propose();
-        byte[] retention = bytes(Long.toString(counterRetentionMillis(ttlMillis)));
-        byte[] ceiling = bytes(Long.toString(provider.tokens().ceiling()));
+        byte[] retention = decimal(counterRetentionMillis(ttlMillis));
+        byte[] ceiling = decimal(provider.tokens().ceiling());
 
         long start = clock.nanoTime();
         NodeReply[] replies = callAll(
-                Script.ACQUIRE,
-                lockAndTokenKeys,
-                value,
-                bytes(Long.toString(ttlMillis)),
-                bytes(Long.toString(proposal)),
-                retention,
-                ceiling);
+                Script.ACQUIRE, lockAndTokenKeys, value, decimal(ttlMillis), decimal(proposal), retention, ceiling);
         long answered = clock.nanoTime();
         Votes votes = tallyAcquire(replies, start, answered);
 
@@ -273,7 +265,7 @@ final class RedlockLock extends AbstractFencedLock {
                 if (outcome == 0) {
                     votes.taken();
                 } else if (outcome == 1 || outcome == 2) {
-                    long counter = Long.parseLong(new String((byte[]) result.get(1), StandardCharsets.US_ASCII));
+                    long counter = parseDecimal((byte[]) result.get(1));
                     provider.tokens().observe(counter);
                     votes.granted(outcome == 1, counter);
                 } else {
@@ -311,7 +303,7 @@ final class RedlockLock extends AbstractFencedLock {
 
     /** Step 4's second round: installs {@code token} on a quorum of counting nodes, or fails. */
     private boolean writeBack(long token, byte[] retention, byte[] ceiling, long attemptStart, Votes votes) {
-        NodeReply[] replies = callAll(Script.RAISE_TOKEN, tokenKey, bytes(Long.toString(token)), retention, ceiling);
+        NodeReply[] replies = callAll(Script.RAISE_TOKEN, tokenKey, decimal(token), retention, ceiling);
         long now = runtime().clock().nanoTime();
         int installed = 0;
         for (int i = 0; i < replies.length; i++) {
@@ -472,6 +464,43 @@ final class RedlockLock extends AbstractFencedLock {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** {@code value} in decimal as ASCII bytes, as {@code Long.toString(value)} spells it, without the string. */
+    static byte[] decimal(long value) {
+        if (value < 0) {
+            return bytes(Long.toString(value));
+        }
+        int digits = 1;
+        for (long rest = value / 10; rest > 0; rest /= 10) {
+            digits++;
+        }
+        byte[] text = new byte[digits];
+        long rest = value;
+        for (int i = digits - 1; i >= 0; i--) {
+            text[i] = (byte) ('0' + rest % 10);
+            rest /= 10;
+        }
+        return text;
+    }
+
+    /**
+     * The decimal number in {@code text}, as {@code Long.parseLong} reads it (and with its {@link
+     * NumberFormatException} for anything else): plain digits, the scripts' form, are read without
+     * making a string.
+     */
+    static long parseDecimal(byte[] text) {
+        if (text.length == 0 || text.length > 18) {
+            return Long.parseLong(new String(text, StandardCharsets.US_ASCII));
+        }
+        long value = 0;
+        for (byte digit : text) {
+            if (digit < '0' || digit > '9') {
+                return Long.parseLong(new String(text, StandardCharsets.US_ASCII));
+            }
+            value = value * 10 + (digit - '0');
+        }
+        return value;
+    }
+
     /** The outcome of one attempt: a lease, or the votes that explain why not. */
     private record Attempt(RedlockLease lease, Votes votes) {}
 
@@ -503,9 +532,9 @@ final class RedlockLock extends AbstractFencedLock {
         /** The extension round of the class description; completes as soon as the outcome is known. */
         @Override
         protected CompletableFuture<Optional<Duration>> doExtendAsync(Duration leaseTime) {
-            provider.quarantine().noteLease(leaseTime, "extension of lock '" + lockName() + "'");
+            provider.quarantine().noteLease(leaseTime, "extension", lockName());
             long ttlMillis = Math.max(1, leaseTime.toMillis());
-            byte[][] args = {value, bytes(Long.toString(ttlMillis))};
+            byte[][] args = {value, decimal(ttlMillis)};
             ExtendRound round = new ExtendRound(this, ttlMillis * 1_000_000L);
             List<RedisNode> nodes = provider.nodes();
             for (int i = 0; i < nodes.size(); i++) {
@@ -528,13 +557,17 @@ final class RedlockLock extends AbstractFencedLock {
             long start = clock.nanoTime();
             NodeReply[] replies = releaseAll(value);
             provider.handoff().released(lockName());
-            List<NodeFailure> failures = new ArrayList<>();
-            for (int i = 0; i < replies.length; i++) {
-                if (!replies[i].ok()) {
-                    failures.add(new NodeFailure(provider.nodes().get(i).name(), replies[i].failure()));
+            int failed = 0;
+            for (NodeReply reply : replies) {
+                if (!reply.ok()) {
+                    failed++;
                 }
             }
-            if (failures.size() == replies.length) {
+            if (failed == replies.length) {
+                List<NodeFailure> failures = new ArrayList<>(failed);
+                for (int i = 0; i < replies.length; i++) {
+                    failures.add(new NodeFailure(provider.nodes().get(i).name(), replies[i].failure()));
+                }
                 throw new LockUnavailableException(
                         lockName(),
                         Duration.ofNanos(clock.nanoTime() - start),

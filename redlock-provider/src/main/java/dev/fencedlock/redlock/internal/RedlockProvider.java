@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -53,6 +52,7 @@ public final class RedlockProvider implements LockProvider {
     private final RedlockKeys keys;
     private final FencingTokens tokens;
     private final Handoff handoff = new Handoff();
+    private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     private final SecureRandom random = new SecureRandom();
     private final ThreadPoolExecutor executor;
 
@@ -326,7 +326,12 @@ public final class RedlockProvider implements LockProvider {
     byte[] newValue() {
         byte[] raw = new byte[VALUE_BYTES];
         random.nextBytes(raw);
-        return HexFormat.of().formatHex(raw).getBytes(StandardCharsets.US_ASCII);
+        byte[] hex = new byte[2 * raw.length];
+        for (int i = 0; i < raw.length; i++) {
+            hex[2 * i] = HEX_DIGITS[(raw[i] >> 4) & 0xf];
+            hex[2 * i + 1] = HEX_DIGITS[raw[i] & 0xf];
+        }
+        return hex;
     }
 
     @Override

@@ -7,6 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import redis.clients.jedis.args.Rawable;
+import redis.clients.jedis.args.RawableFactory;
 
 /**
  * The Lua scripts of the algorithm, read once from the resources beside this class. Each is run
@@ -30,10 +32,12 @@ enum Script {
 
     private final String source;
     private final byte[] sha1;
+    private final Rawable sha1Argument;
 
     Script(String resource) {
         this.source = read(resource);
         this.sha1 = HexFormat.of().formatHex(digest(source)).getBytes(StandardCharsets.US_ASCII);
+        this.sha1Argument = RawableFactory.from(sha1);
     }
 
     private static String read(String resource) {
@@ -65,5 +69,10 @@ enum Script {
      */
     byte[] sha1() {
         return sha1;
+    }
+
+    /** {@link #sha1()} as a command argument, made once: every call sends it. */
+    Rawable sha1Argument() {
+        return sha1Argument;
     }
 }
