@@ -182,15 +182,15 @@ class AbstractLeaseTest {
     @Test
     void anAutoRenewingLeaseSchedulesOnlyItsRenewalUntilTheRenewalRuns() throws Exception {
         LeaseRuntime rt = runtime(LockConfig.builder());
-        ScheduledThreadPoolExecutor scheduler = (ScheduledThreadPoolExecutor) rt.scheduler();
-        assertThat(scheduler.getQueue()).isEmpty();
+        LeaseTimer timer = rt.timer();
+        assertThat(timer.pending()).isZero();
         Duration leaseTime = Duration.ofSeconds(30); // first renewal due after 10 s
         ScriptedLease lease = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> Optional.of(leaseTime)));
-        assertThat(scheduler.getQueue())
+        assertThat(timer.pending())
                 .as("one task (the renewal) for a grant that is closed before its first renewal")
-                .hasSize(1);
+                .isEqualTo(1);
         lease.close();
-        assertThat(scheduler.getQueue()).isEmpty();
+        assertThat(timer.pending()).isZero();
         assertThat(lease.calls).containsExactly("release");
     }
 
