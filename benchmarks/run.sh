@@ -23,7 +23,7 @@ Usage: benchmarks/run.sh [options]
   --forks N               JMH forks per benchmark within a round (default 1)
   --warmup-iterations N   --warmup-time T (e.g. 2s)   --iterations N   --time T
                           JMH timing for every benchmark; by default each class's own
-                          (locks: 2 x 2s warmup, 3 x 2s; JPA: 5 x 3s warmup, 3 x 3s)
+                          (locks: 5 x 4s warmup, 3 x 2s; JPA: 5 x 3s warmup, 3 x 3s)
   --select REGEX          JMH benchmark regex; repeatable (default: all)
   --param NAME=VALUES     JMH -p, e.g. impl=curator,redisson-rlock; repeatable
   --memory / --no-memory  heap-per-lease runs (default: on, off when --select is given)

@@ -33,7 +33,8 @@ import redis.clients.jedis.Protocol;
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 2, time = 2)
+// 20 s: RedissonRedLock at 8 threads reaches its steady rate only after about 15 s (docs/benchmarks.md, item 5)
+@Warmup(iterations = 5, time = 4)
 @Measurement(iterations = 3, time = 2)
 public class PipelinedRedlockBenchmark {
     private static final String COMPARE_AND_DELETE =
@@ -63,8 +64,13 @@ public class PipelinedRedlockBenchmark {
 
         @Setup(Level.Trial)
         public void connect(ThreadParams thread) {
-            key = "bench:pipelined-redlock:" + thread.getThreadIndex();
-            valuePrefix = ProcessHandle.current().pid() + ":" + thread.getThreadIndex() + ":";
+            connect(thread.getThreadIndex());
+        }
+
+        /** Connects for the thread numbered {@code threadIndex} (also used outside JMH). */
+        void connect(int threadIndex) {
+            key = "bench:pipelined-redlock:" + threadIndex;
+            valuePrefix = ProcessHandle.current().pid() + ":" + threadIndex + ":";
             for (String uri : BenchEnv.redisUris(NODES)) {
                 Wire wire = new Wire(uri);
                 wire.sendCommand(Protocol.Command.SCRIPT, "LOAD", COMPARE_AND_DELETE);

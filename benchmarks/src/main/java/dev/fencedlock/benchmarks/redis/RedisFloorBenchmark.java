@@ -27,7 +27,8 @@ import redis.clients.jedis.params.SetParams;
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 2, time = 2)
+// 20 s: RedissonRedLock at 8 threads reaches its steady rate only after about 15 s (docs/benchmarks.md, item 5)
+@Warmup(iterations = 5, time = 4)
 @Measurement(iterations = 3, time = 2)
 public class RedisFloorBenchmark {
     private static final String COMPARE_AND_DELETE =
@@ -45,10 +46,15 @@ public class RedisFloorBenchmark {
 
         @Setup(Level.Trial)
         public void connect(ThreadParams thread) {
+            connect(thread.getThreadIndex());
+        }
+
+        /** Connects for the thread numbered {@code threadIndex} (also used outside JMH). */
+        void connect(int threadIndex) {
             jedis = new Jedis(URI.create(BenchEnv.redisUris(1).get(0)));
-            key = "bench:floor:" + thread.getThreadIndex();
+            key = "bench:floor:" + threadIndex;
             // A value unique per acquisition, as Redlock requires; a counter keeps its cost out of the floor.
-            valuePrefix = ProcessHandle.current().pid() + ":" + thread.getThreadIndex() + ":";
+            valuePrefix = ProcessHandle.current().pid() + ":" + threadIndex + ":";
             releaseSha = jedis.scriptLoad(COMPARE_AND_DELETE);
             jedis.del(key);
         }
