@@ -130,17 +130,13 @@ class PostgreSqlPipelinedGuardIT {
                 Lease older = lock.acquire(WAIT, LEASE)) {
             registerNewerHolder(lock);
             long before = sequenceValue(sequence);
-            EntityManager em = ownPool.createEntityManager();
-            try (FencingScope scope = Fencing.bind(older)) {
-                em.getTransaction().begin();
-                AbstractFencedWriteIT.stale(
-                        () -> em.createNativeQuery("select nextval('" + sequence + "')")
-                                .getSingleResult(),
-                        Reason.NEWER_HOLDER_WROTE);
-                em.getTransaction().rollback();
-            } finally {
-                em.close();
-            }
+            inOpenTransaction(
+                    ownPool,
+                    older,
+                    em -> AbstractFencedWriteIT.stale(
+                            () -> em.createNativeQuery("select nextval('" + sequence + "')")
+                                    .getSingleResult(),
+                            Reason.NEWER_HOLDER_WROTE));
             assertThat(sequenceValue(sequence))
                     .as("the first statement never ran")
                     .isEqualTo(before);
@@ -189,9 +185,7 @@ class PostgreSqlPipelinedGuardIT {
             EntityManagerFactory noFence = unit.factory(elsewhere, Map.of());
             long before = sequenceValue(sequence);
             try (Lease lease = newLock().acquire(WAIT, LEASE)) {
-                EntityManager em = noFence.createEntityManager();
-                try (FencingScope scope = Fencing.bind(lease)) {
-                    em.getTransaction().begin();
+                inOpenTransaction(noFence, lease, em -> {
                     Throwable failure = catchThrowable(
                             () -> em.createNativeQuery("select nextval('" + db.schema() + "." + sequence + "')")
                                     .getSingleResult());
@@ -199,10 +193,7 @@ class PostgreSqlPipelinedGuardIT {
                     assertThat(AbstractFencedWriteIT.rootMessages(failure))
                             .contains("fence table fencedlock_fence is missing")
                             .contains("classpath:db/fencedlock/migration");
-                    em.getTransaction().rollback();
-                } finally {
-                    em.close();
-                }
+                });
             }
             assertThat(sequenceValue(sequence))
                     .as("the first statement never ran")
@@ -295,7 +286,11 @@ class PostgreSqlPipelinedGuardIT {
 
     /** Runs {@code body} in a transaction begun under {@code lease}, rolled back afterwards if still open. */
     private void inOpenTransaction(Lease lease, Consumer<EntityManager> body) {
-        EntityManager em = emf.createEntityManager();
+        inOpenTransaction(emf, lease, body);
+    }
+
+    private static void inOpenTransaction(EntityManagerFactory factory, Lease lease, Consumer<EntityManager> body) {
+        EntityManager em = factory.createEntityManager();
         try (FencingScope scope = Fencing.bind(lease)) {
             em.getTransaction().begin();
             body.accept(em);
