@@ -280,18 +280,23 @@ public final class FenceGuard {
                 "40001");
     }
 
-    /** The statements for the database {@code meta} describes, without any check. */
-    GuardStatements statementsFor(DatabaseMetaData meta) throws SQLException {
+    /**
+     * The statements for the database {@code meta} describes, without any check. For fencedlock's
+     * own modules ({@link dev.fencedlock.jdbc.internal.DeferredGuard}); not part of the API.
+     */
+    public GuardStatements statementsFor(DatabaseMetaData meta) throws SQLException {
         return statements.get(Database.of(meta));
     }
 
     /**
      * The statements for {@code connection}'s database, after the checks {@link #enter} makes before
-     * it runs anything: the isolation level, and (once per database) the table's shape.
+     * it runs anything: the isolation level, and (once per database) the table's shape. For
+     * fencedlock's own modules ({@link dev.fencedlock.jdbc.internal.DeferredGuard}); not part of the
+     * API.
      *
      * @throws SQLSyntaxErrorException if the table is missing, with how to create it
      */
-    GuardStatements checked(Connection connection) throws SQLException {
+    public GuardStatements checked(Connection connection) throws SQLException {
         requireTransaction(connection);
         DatabaseMetaData meta = connection.getMetaData();
         GuardStatements guard = statementsFor(meta);

@@ -2,6 +2,8 @@ package dev.fencedlock.jdbc;
 
 import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
+import dev.fencedlock.jdbc.internal.DeferredGuard;
+import dev.fencedlock.jdbc.internal.DeferredGuardConnection;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
@@ -191,7 +193,7 @@ public final class JdbcFencing {
      */
     private static <T> T runGuarded(FenceGuard guard, Connection connection, Lease lease, SqlWork<T> work)
             throws SQLException {
-        DeferredGuard deferred = DeferredGuard.of(guard, connection, lease);
+        DeferredGuard deferred = DeferredGuard.of(guard, connection, lease, DeferredGuard.AS_THEY_ARE);
         if (deferred == null) {
             guard.enter(connection, lease);
             guard.limitIdle(connection, lease);

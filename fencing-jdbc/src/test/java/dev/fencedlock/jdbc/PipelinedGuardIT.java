@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.fencedlock.testkit.db.PostgresRoundTrips;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.db.TestDatabase.Kind;
 import java.sql.Connection;
@@ -17,12 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -363,9 +359,9 @@ class PipelinedGuardIT {
             try (Connection connection = connect(mode)) {
                 JdbcFencing.inTransaction(connection, new FixedLease(name, 1), c -> readModifyWrite(c, id));
 
-                int fenced = roundTrips(() ->
+                int fenced = PostgresRoundTrips.of(() ->
                         JdbcFencing.inTransaction(connection, new FixedLease(name, 1), c -> readModifyWrite(c, id)));
-                int unfenced = roundTrips(() -> {
+                int unfenced = PostgresRoundTrips.of(() -> {
                     connection.setAutoCommit(false);
                     readModifyWrite(connection, id);
                     connection.commit();
@@ -383,42 +379,6 @@ class PipelinedGuardIT {
     private static int readModifyWrite(Connection connection, long id) throws SQLException {
         long quantity = query(connection, "select quantity from item where id = ?", id);
         return update(connection, "update item set quantity = ? where id = ?", quantity + 1, id);
-    }
-
-    /** The {@code Sync} messages pgjdbc sends on this thread while {@code transaction} runs. */
-    private static int roundTrips(SqlAction transaction) throws SQLException {
-        Logger driver = Logger.getLogger("org.postgresql.core.v3.QueryExecutorImpl");
-        Level level = driver.getLevel();
-        long thread = Thread.currentThread().getId();
-        AtomicInteger syncs = new AtomicInteger();
-        Handler counter = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                if (record.getLongThreadID() == thread && record.getMessage().contains("FE=> Sync")) {
-                    syncs.incrementAndGet();
-                }
-            }
-
-            @Override
-            public void flush() {}
-
-            @Override
-            public void close() {}
-        };
-        driver.setLevel(Level.FINEST);
-        driver.addHandler(counter);
-        try {
-            transaction.run();
-        } finally {
-            driver.removeHandler(counter);
-            driver.setLevel(level);
-        }
-        return syncs.get();
-    }
-
-    @FunctionalInterface
-    private interface SqlAction {
-        void run() throws SQLException;
     }
 
     /** Runs the statements the cases use until the server has prepared them (prepareThreshold=1). */

@@ -39,7 +39,9 @@ import java.util.function.Function;
  * <p>A transaction begun while a lease is bound runs the fence guard ({@code fencing-jdbc}'s
  * {@link dev.fencedlock.jdbc.FenceGuard}) as its first statement: the lock's transactions then run
  * one at a time in token order, and one with an older token than a registered one is refused at
- * {@code begin()}. Bulk JPQL/Criteria statements and native SQL that write a fenced table are
+ * {@code begin()}, or on PostgreSQL, where the guard travels in one round trip with the
+ * transaction's first statement, at that statement (the transaction is then marked for rollback).
+ * Bulk JPQL/Criteria statements and native SQL that write a fenced table are
  * refused outside such a transaction; inside one, an UPDATE of a fenced entity's table must also
  * change its {@code @Version}. {@link #fencedUpdate} and {@link #fencedDelete} do that and stamp
  * the fence.

@@ -13,10 +13,13 @@ import java.util.OptionalLong;
  *
  * <p>A subclass of {@link OptimisticLockException}, so code that already retries or rolls back on
  * optimistic-locking failures handles it. Nothing the transaction wrote is kept: a refusal at
- * {@code begin()} has already rolled the transaction back; at a flush the provider marks it for
- * rollback; at commit it is rolled back. Thrown from {@code begin()} (the fence guard), from a
- * flush, or from the commit (possibly wrapped by the provider in a {@link
- * jakarta.persistence.RollbackException}); {@link #findIn(Throwable)} digs it out.
+ * {@code begin()} has already rolled the transaction back; at the transaction's first statement
+ * (the fence guard on PostgreSQL, which travels with that statement) the connection is rolled back
+ * and the transaction marked for rollback; at a flush the provider marks it for rollback; at commit
+ * it is rolled back. Thrown from {@code begin()} (the fence guard elsewhere), from the first
+ * statement ({@code find}, a query, {@code persist}, a flush), or from the commit (possibly wrapped
+ * by the provider in a {@link jakarta.persistence.RollbackException}); {@link #findIn(Throwable)}
+ * digs it out.
  *
  * <p>Two writes under one token, and a detached copy merged over a newer write, are refused by the
  * entity's {@code @Version} with Hibernate's own {@link OptimisticLockException}, not with this.

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.TestInstance;
  * received (recorded at the JDBC driver) and fails loudly if a Hibernate upgrade stops calling a
  * hook: the transaction observer (the guard must be the transaction's first statement), the
  * entity listener (the fence must be stamped), the partition-key column (the fence must be in the
- * UPDATE's and DELETE's WHERE clause), the statement inspector (a write to a fenced table outside
+ * UPDATE's and DELETE's WHERE clause; on PostgreSQL the guard must travel with the transaction's
+ * first statement, which Hibernate must prepare in a form the guard can travel with), the statement inspector (a write to a fenced table outside
  * a fenced transaction must never reach the database) and the before-completion check.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -70,6 +71,12 @@ abstract class AbstractHibernateHooksCanaryIT {
             assertThat(lower(sent.get(0).sql()))
                     .as("the transaction's first statement: the fence guard")
                     .contains("update fencedlock_fence set token = ");
+            if (kind() == TestDatabase.Kind.POSTGRESQL) {
+                assertThat(lower(sent.get(0).sql()))
+                        .as("on PostgreSQL the guard and the find's select in one statement, one round trip")
+                        .contains(";")
+                        .containsPattern("; select .* from fenced_item");
+            }
             assertThat(sent)
                     .as("all on the guarded connection")
                     .allMatch(s -> s.connection() == sent.get(0).connection());

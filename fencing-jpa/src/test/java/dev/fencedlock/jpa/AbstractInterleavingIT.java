@@ -240,8 +240,9 @@ abstract class AbstractInterleavingIT {
                         scope = Fencing.bind(lease);
                         em = emf.createEntityManager();
                         em.getTransaction().begin();
-                        began = clock.incrementAndGet();
                         item = em.find(Item.class, id);
+                        // the guard has entered: at begin, or on PostgreSQL with the find
+                        began = clock.incrementAndGet();
                         read = item.quantity();
                     }
                     case WRITE -> {

@@ -47,9 +47,18 @@ final class FencedUnit implements AutoCloseable {
 
     /** A factory of the test entities on {@code dataSource}, closed with this unit. */
     EntityManagerFactory factory(DataSource dataSource, Map<String, Object> properties) {
+        return factory(dataSource, properties, List.of());
+    }
+
+    /**
+     * {@link #factory(DataSource, Map)} with {@code more} entities, whose tables the caller makes.
+     */
+    EntityManagerFactory factory(DataSource dataSource, Map<String, Object> properties, List<Class<?>> more) {
+        List<Class<?>> entities = new ArrayList<>(ENTITIES);
+        entities.addAll(more);
         HibernatePersistenceConfiguration configuration = new HibernatePersistenceConfiguration(
                         "fencing-" + db.schema())
-                .managedClasses(ENTITIES)
+                .managedClasses(entities)
                 .property("jakarta.persistence.nonJtaDataSource", dataSource)
                 // batching on, as many applications run it
                 .property("hibernate.jdbc.batch_size", 20);

@@ -195,7 +195,11 @@ public final class FenceGuardListener implements TransactionExecutionListener {
         } catch (SQLException failure) {
             throw abandon(transaction, observed(step, translate(connection, failure, lease)));
         } catch (RuntimeException failure) {
-            throw abandon(transaction, observed(step, failure));
+            // fencing-jpa's own guard, which on PostgreSQL waits for the connection's first use, fails here
+            RuntimeException translated = concurrencyFailure(failure, lease.lockName())
+                    .<RuntimeException>map(concurrency -> concurrency)
+                    .orElse(failure);
+            throw abandon(transaction, observed(step, translated));
         } finally {
             step.stop();
         }

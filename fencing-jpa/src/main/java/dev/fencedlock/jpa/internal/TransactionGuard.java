@@ -3,6 +3,8 @@ package dev.fencedlock.jpa.internal;
 import dev.fencedlock.Lease;
 import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.jdbc.StaleTokenException;
+import dev.fencedlock.jdbc.internal.ConcurrencyFailures;
+import dev.fencedlock.jdbc.internal.DeferredGuard;
 import dev.fencedlock.jpa.StaleFencingTokenException;
 import jakarta.persistence.LockTimeoutException;
 import jakarta.persistence.PersistenceException;
@@ -23,14 +25,36 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>After begin (before Hibernate runs any statement of the transaction): if a lease is bound
- *       to the thread, {@link FenceGuard#enter} on the session's connection. From then on the
- *       transaction holds the lock's fence row, so the lock's transactions run one at a time in
- *       token order and every read of this one comes after the row lock. A refusal rolls the
- *       transaction back at once (releasing the row) and is thrown from {@code begin()} as {@link
- *       StaleFencingTokenException}. Without a lease bound the transaction is recorded as unfenced:
- *       writes to fenced tables in it are refused.
- *   <li>Before completion (after the commit's flush, before the JDBC commit): the lease must still
- *       be valid, else {@link StaleFencingTokenException} and Hibernate rolls back.
+ *       to the thread, the guard ({@link FenceGuard#enter}) on the session's connection. From then
+ *       on the transaction holds the lock's fence row, so the lock's transactions run one at a time
+ *       in token order and every read of this one comes after the row lock. Without a lease bound
+ *       the transaction is recorded as unfenced: writes to fenced tables in it are refused.
+ *       <ul>
+ *         <li>On PostgreSQL through pgjdbc, with a resource-local transaction on a connection of
+ *             the {@link GuardingConnectionProvider}, the guard is not run here: it is deferred
+ *             ({@link DeferredGuard}, armed on the {@link GuardableConnection}) and travels in one
+ *             round trip with the transaction's first statement (a query, a sequence's {@code
+ *             nextval}, a flush's first write unless JDBC batching sends it), which the server runs
+ *             only if the guard raised the row; any other first use of the connection (a batch, a
+ *             savepoint, metadata, a plain {@code Statement}) runs the guard alone first. So a refusal is
+ *             thrown from that first statement (from the {@code find}, query, {@code persist} or
+ *             flush that ran it; from {@code commit()} when the commit's flush ran it, wrapped by
+ *             JPA in a {@code RollbackException}), not from {@code begin()}: the connection is
+ *             rolled back at once (releasing the row), the transaction marked for rollback, and
+ *             every later use of the connection in it throws the refusal again, without running
+ *             anything, until it is rolled back. A transaction that ran no statement runs the
+ *             guard alone before its commit, so its token is registered, or refused, as always.
+ *         <li>Elsewhere (H2, MariaDB/MySQL, JTA, a connection provider of the application's own
+ *             registered as a service) the guard runs here, as a statement of its own; a refusal
+ *             rolls the transaction back at once and is thrown from {@code begin()}.
+ *       </ul>
+ *       Either way a refusal is a {@link StaleFencingTokenException}, a fence row busy for the
+ *       lease's remaining time a {@link LockTimeoutException} with fencing-jdbc's {@link
+ *       dev.fencedlock.jdbc.FenceRowBusyException} as its cause, and a missing fence table a {@link
+ *       PersistenceException} that says how to create it.
+ *   <li>Before completion (after the commit's flush, before the JDBC commit): the deferred guard
+ *       alone if no statement carried it; then the lease must still be valid, else {@link
+ *       StaleFencingTokenException} and Hibernate rolls back.
  *   <li>After the transaction ended, before its connection goes back to the pool: {@link
  *       FenceGuard#afterCompletion} on the connection the guard ran on (MariaDB/MySQL: clears the
  *       guard's mark, a session variable the protected tables' triggers read, and puts back the
@@ -41,7 +65,7 @@ import org.slf4j.LoggerFactory;
  *       it at the completion callback, a rollback that failed (no callback) at the release or the
  *       session's next begin. A failure of this step is logged and never replaces the
  *       transaction's outcome. Not covered: JTA with connections released after each statement.
- *   <li>After completion: the transaction is forgotten.
+ *   <li>After completion: the transaction is forgotten, and a deferred guard disarmed.
  * </ol>
  *
  * <p>It also follows the session's statements ({@link SessionStatements}):
@@ -67,6 +91,8 @@ final class TransactionGuard implements TransactionObserver {
     private final JdbcCoordinator jdbc;
     private final FenceGuard guard;
     private FencedTransactions.Entry current;
+    /** The session's connection while a guard is armed on it, else null. */
+    private GuardableConnection armed;
     /**
      * Whether statements ran on the held connection outside a transaction with autocommit off
      * since it last ended one: the database then has a transaction (and, under REPEATABLE READ, a
@@ -99,7 +125,9 @@ final class TransactionGuard implements TransactionObserver {
                 throw StaleFencingTokenException.leaseNotValid(lease, "when the transaction began");
             }
             endTransactionOpenBeforeBegin(lease);
-            enter(lease);
+            if (!deferred(lease)) {
+                enter(lease);
+            }
             return;
         } catch (RuntimeException e) {
             refusal = e;
@@ -136,6 +164,81 @@ final class TransactionGuard implements TransactionObserver {
                             + "connection (autocommit off), before the fence guard of lock '" + lease.lockName()
                             + "' (token " + lease.token() + "); the transaction was rolled back: " + e.getMessage(),
                     e);
+        }
+    }
+
+    /**
+     * Arms the guard on the session's connection, to travel with the transaction's first statement,
+     * where it can ({@link GuardableConnection}; a resource-local transaction).
+     *
+     * @return whether it did; if not, the guard must run now
+     */
+    private boolean deferred(Lease lease) {
+        if (coordinator.getTransactionCoordinatorBuilder().isJta()) {
+            return false;
+        }
+        Connection connection = jdbc.getLogicalConnection().getPhysicalConnection();
+        GuardableConnection guardable = GuardableConnection.of(connection);
+        if (guardable == null) {
+            return false;
+        }
+        marked = connection;
+        markedBy = lease;
+        DeferredGuard deferred;
+        try {
+            deferred = DeferredGuard.of(
+                    guard,
+                    guardable.target(),
+                    lease,
+                    (failure, pipelined) -> refused(guardable.target(), failure, pipelined, lease));
+        } catch (SQLException e) {
+            throw explained(guardable.target(), e, lease);
+        }
+        if (deferred == null) {
+            return false;
+        }
+        guardable.arm(deferred);
+        armed = guardable;
+        return true;
+    }
+
+    /**
+     * What a failure of the deferred guard is thrown as, once the connection is rolled back and
+     * the transaction marked for rollback: the exceptions of the guard run at begin. Null for a
+     * failure of the pipeline of the guard and the first statement that neither hides a refusal nor
+     * is a lock timeout: it may be the statement's own, and is left to Hibernate as any statement's
+     * failure. A lock timeout of that pipeline is taken for the guard's wait for the row (the guard
+     * bounded the transaction's lock waits by the lease's remaining time; Hibernate would report the
+     * statement's own as a {@link LockTimeoutException} too).
+     */
+    private RuntimeException refused(Connection connection, Exception failure, boolean pipelined, Lease lease) {
+        RuntimeException refusal;
+        if (failure instanceof StaleTokenException stale) {
+            rollbackQuietly(connection, stale);
+            refusal = StaleFencingTokenException.of(stale);
+        } else if (failure instanceof SQLException sql) {
+            if (pipelined && !ConcurrencyFailures.isConcurrencyFailure(sql)) {
+                return null;
+            }
+            refusal = explained(connection, sql, lease, !pipelined);
+            if (refusal == null) {
+                return null;
+            }
+        } else if (pipelined) {
+            return null;
+        } else {
+            rollbackQuietly(connection, failure);
+            refusal = (RuntimeException) failure;
+        }
+        coordinator.getTransactionDriverControl().markRollbackOnly();
+        return refusal;
+    }
+
+    private static void rollbackQuietly(Connection connection, Exception failure) {
+        try {
+            connection.rollback();
+        } catch (SQLException rollbackFailure) {
+            failure.addSuppressed(rollbackFailure);
         }
     }
 
@@ -198,13 +301,21 @@ final class TransactionGuard implements TransactionObserver {
         }
     }
 
-    /** A concurrency failure of the guard that hides a refusal becomes the refusal. */
+    /** A failure of the guard: rolled back; a concurrency failure that hides a refusal becomes the refusal. */
     private RuntimeException explained(Connection connection, SQLException failure, Lease lease) {
+        return explained(connection, failure, lease, true);
+    }
+
+    /**
+     * Rolls back after {@code failure}; the refusal it hides, the busy fence row it was, or (if
+     * {@code guards}: the failure was the guard's) a failure of the guard, else null.
+     */
+    private RuntimeException explained(Connection connection, SQLException failure, Lease lease, boolean guards) {
         try {
             connection.rollback();
         } catch (SQLException rollbackFailure) {
             failure.addSuppressed(rollbackFailure);
-            return guardFailed(failure, lease);
+            return guards ? guardFailed(failure, lease) : null;
         }
         Optional<RuntimeException> refusal = guard.explain(connection, failure, lease.lockName(), lease.token())
                 .map(StaleFencingTokenException::of);
@@ -213,7 +324,7 @@ final class TransactionGuard implements TransactionObserver {
         }
         return guard.explainWait(connection, failure, lease.lockName(), lease.token(), null)
                 .<RuntimeException>map(busy -> new LockTimeoutException(busy.getMessage(), busy))
-                .orElseGet(() -> guardFailed(failure, lease));
+                .orElseGet(() -> guards ? guardFailed(failure, lease) : null);
     }
 
     private static PersistenceException guardFailed(SQLException failure, Lease lease) {
@@ -225,6 +336,13 @@ final class TransactionGuard implements TransactionObserver {
 
     @Override
     public void beforeCompletion() {
+        if (armed != null && armed.pending()) {
+            try {
+                armed.guard().enterAlone();
+            } catch (SQLException e) {
+                throw guardFailed(e, current.lease());
+            }
+        }
         Lease lease = current == null ? null : current.lease();
         if (lease != null && !lease.isValid()) {
             throw StaleFencingTokenException.leaseNotValid(lease, "at commit; the transaction is rolled back");
@@ -233,6 +351,10 @@ final class TransactionGuard implements TransactionObserver {
 
     @Override
     public void afterCompletion(boolean successful, boolean delayed) {
+        if (armed != null) {
+            armed.disarm();
+            armed = null;
+        }
         clearMarkIfHeld();
         openBeforeBegin = false;
         if (current != null) {

@@ -1,4 +1,4 @@
-package dev.fencedlock.jdbc;
+package dev.fencedlock.jdbc.internal;
 
 import java.io.InputStream;
 import java.io.Reader;
@@ -20,7 +20,9 @@ import java.util.Set;
  * executeLargeUpdate()}) while the guard has not entered sends the guard and the statement in one
  * round trip. Any other use first has the guard run alone (a batch, metadata, a positive fetch
  * size, which asks for rows in chunks, a stream parameter, which could not be sent twice) and then
- * works on a statement of its own, as does every use after the first execution. The result set of
+ * works on a statement of its own, as does every use after the first execution; the limits set on
+ * it ({@code getMaxRows}, {@code getLargeMaxRows}, {@code getQueryTimeout}) are answered without
+ * either. The result set of
  * the first execution belongs to the statement that ran behind the guard: its {@code
  * getStatement()} is that statement, not this one.
  *
@@ -42,6 +44,14 @@ final class DeferredGuardStatement implements java.lang.reflect.InvocationHandle
     /** The executions that can carry the guard, without arguments. */
     private static final Set<String> EXECUTIONS =
             Set.of("execute", "executeQuery", "executeUpdate", "executeLargeUpdate");
+
+    /**
+     * Getters of settings that never reach the database, answered from the recorded settings (or
+     * JDBC's default) while the statement has no statement of its own: Hibernate asks them of every
+     * statement it closes, also one that never ran.
+     */
+    private static final Map<String, Object> LOCAL_GETTERS =
+            Map.of("getMaxRows", 0, "getLargeMaxRows", 0L, "getQueryTimeout", 0);
 
     /** What tells about the last execution's results: asked of the statement that ran it. */
     private static final Set<String> RESULTS = Set.of(
@@ -82,14 +92,12 @@ final class DeferredGuardStatement implements java.lang.reflect.InvocationHandle
 
     @Override
     public Object invoke(Object self, Method method, Object[] args) throws Throwable {
+        Object identity = DeferredGuardConnection.identity(self, this, method, args);
+        if (identity != null) {
+            return identity;
+        }
         String name = method.getName();
         switch (name) {
-            case "equals":
-                return self == args[0];
-            case "hashCode":
-                return System.identityHashCode(self);
-            case "toString":
-                return "statement of a fenced transaction of lock '" + guard.lockName() + "': " + sql;
             case "getConnection":
                 return owner;
             case "isClosed":
@@ -108,6 +116,9 @@ final class DeferredGuardStatement implements java.lang.reflect.InvocationHandle
         }
         if (plain == null && pipelined == null && record(method, args)) {
             return null;
+        }
+        if (plain == null && LOCAL_GETTERS.containsKey(name)) {
+            return recorded(name);
         }
         if (args == null && EXECUTIONS.contains(name) && canCarryGuard()) {
             DeferredGuard.Executed executed = guard.executeBehindGuard(sql, this);
@@ -148,6 +159,18 @@ final class DeferredGuardStatement implements java.lang.reflect.InvocationHandle
             return true;
         }
         return false;
+    }
+
+    /** The value the last recorded setter of {@code getter}'s setting set, else its default. */
+    private Object recorded(String getter) {
+        String setter = "s" + getter.substring(1);
+        Object value = LOCAL_GETTERS.get(getter);
+        for (Call setting : settings) {
+            if (setting.method.getName().equals(setter)) {
+                value = setting.args[0];
+            }
+        }
+        return value;
     }
 
     private static boolean isParameterSetter(Method method) {
@@ -246,6 +269,11 @@ final class DeferredGuardStatement implements java.lang.reflect.InvocationHandle
         if (failure != null) {
             throw failure;
         }
+    }
+
+    @Override
+    public String toString() {
+        return "statement of a fenced transaction of lock '" + guard.lockName() + "': " + sql;
     }
 
     private record Call(Method method, Object[] args) {}

@@ -1,12 +1,13 @@
-package dev.fencedlock.jdbc;
+package dev.fencedlock.jdbc.internal;
 
 import dev.fencedlock.Lease;
-import dev.fencedlock.jdbc.internal.GuardStatements;
+import dev.fencedlock.jdbc.FenceGuard;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 
 /**
  * The guard of one fenced transaction, sent in the same round trip as the work's first statement
@@ -35,50 +36,101 @@ import java.sql.SQLException;
  * FenceGuard#enter}; the work's statement then runs on its own. A failure of the pipeline for any
  * other reason is thrown as the driver reported it, as it would be by the guard alone.
  *
+ * <p>A failure of the guard run alone, and a failure of the pipeline that is not the guard's
+ * refusal, goes through {@link Failures} before it is thrown: {@code JdbcFencing} throws it as it
+ * is, fencing-jpa throws its own exceptions in its place. Once the guard run alone has failed, or
+ * {@link Failures} replaced a failure, the transaction is refused for good: every later use that
+ * would need the guard throws the same exception again at once, without running anything.
+ *
  * <p>Not thread-safe: one per transaction, used by the thread that runs it.
  */
-final class DeferredGuard {
+public final class DeferredGuard {
+    /** Failures thrown as they are. */
+    public static final Failures AS_THEY_ARE = (failure, pipelined) -> null;
+
     private final FenceGuard guard;
     private final GuardStatements statements;
     private final Connection connection;
     private final Lease lease;
+    private final Failures failures;
     private boolean entered;
+    /** What a failure of the guard was thrown as; from then on the transaction is refused. */
+    private Exception refusal;
 
-    private DeferredGuard(FenceGuard guard, GuardStatements statements, Connection connection, Lease lease) {
+    private DeferredGuard(
+            FenceGuard guard, GuardStatements statements, Connection connection, Lease lease, Failures failures) {
         this.guard = guard;
         this.statements = statements;
         this.connection = connection;
         this.lease = lease;
+        this.failures = failures;
+    }
+
+    /**
+     * Whether a guard can travel with the first statement on a connection {@code meta} describes
+     * ({@link GuardStatements#canPipeline}). No statement is run.
+     */
+    public static boolean canPipeline(DatabaseMetaData meta) throws SQLException {
+        return FenceGuard.standard().statementsFor(meta).canPipeline(meta);
     }
 
     /**
      * The guard of the transaction just begun on {@code connection} (autocommit off, nothing run),
      * after {@link FenceGuard#enter}'s checks, or null if it cannot travel with the work's first
      * statement there.
+     *
+     * @param failures what the guard's failures are thrown as
      */
-    static DeferredGuard of(FenceGuard guard, Connection connection, Lease lease) throws SQLException {
+    public static DeferredGuard of(FenceGuard guard, Connection connection, Lease lease, Failures failures)
+            throws SQLException {
         DatabaseMetaData meta = connection.getMetaData();
         if (!guard.statementsFor(meta).canPipeline(meta)) {
             return null;
         }
-        return new DeferredGuard(guard, guard.checked(connection), connection, lease);
+        return new DeferredGuard(guard, guard.checked(connection), connection, lease, failures);
     }
 
     /** Whether the guard has raised the row in this transaction. */
-    boolean entered() {
+    public boolean entered() {
         return entered;
     }
 
-    String lockName() {
+    public String lockName() {
         return lease.lockName();
     }
 
-    /** Runs the guard alone unless it has entered: {@link FenceGuard#enter(Connection, Lease)}. */
-    void enterAlone() throws SQLException {
-        if (!entered) {
-            guard.enter(connection, lease);
-            entered = true;
+    /**
+     * Runs the guard alone unless it has entered: {@link FenceGuard#enter(Connection, Lease)}.
+     *
+     * @throws SQLException what the guard failed with, or what {@link Failures} put in its place
+     */
+    public void enterAlone() throws SQLException {
+        if (entered) {
+            return;
         }
+        requireNotRefused();
+        try {
+            guard.enter(connection, lease);
+        } catch (SQLException | RuntimeException e) {
+            RuntimeException replacement = failures.replace(e, false);
+            refusal = replacement != null ? replacement : e;
+            throw rethrown();
+        }
+        entered = true;
+    }
+
+    private void requireNotRefused() throws SQLException {
+        if (refusal != null) {
+            throw rethrown();
+        }
+    }
+
+    /** {@link #refusal}, to be thrown. */
+    private SQLException rethrown() {
+        if (refusal instanceof RuntimeException unchecked) {
+            throw unchecked;
+        }
+        return (SQLException) refusal;
     }
 
     /**
@@ -89,13 +141,14 @@ final class DeferredGuard {
      * @return the statement, positioned at the first result of {@code sql}; or null if the guard did
      *     not raise the row and has now run alone: {@code sql} has not run, and the caller runs it on
      *     its own
-     * @throws SQLException what the pipeline failed with, the guard's failures included
+     * @throws SQLException what the pipeline failed with, the guard's failures included, or what
+     *     {@link Failures} put in its place
      */
     Executed executeBehindGuard(String sql, StatementParameters parameters) throws SQLException {
+        requireNotRefused();
         PreparedStatement pipeline = connection.prepareStatement(statements.pipelinedEnterSql() + ";\n" + sql);
         try {
-            int offset =
-                    statements.bindPipelined(pipeline, lease.lockName(), lease.token(), FenceGuard.remaining(lease));
+            int offset = statements.bindPipelined(pipeline, lease.lockName(), lease.token(), remaining(lease));
             parameters.applyTo(pipeline, offset);
             pipeline.execute();
             requireGuardRow(pipeline.getResultSet());
@@ -104,12 +157,22 @@ final class DeferredGuard {
         } catch (SQLException | RuntimeException e) {
             closeQuietly(pipeline, e);
             if (!(e instanceof SQLException failure) || !statements.isNotRaised(failure)) {
+                RuntimeException replacement = failures.replace(e, true);
+                if (replacement != null) {
+                    refusal = replacement;
+                    throw replacement;
+                }
                 throw e;
             }
         }
         connection.rollback();
         enterAlone();
         return null;
+    }
+
+    private static Duration remaining(Lease lease) {
+        Duration remaining = lease.remaining();
+        return remaining.isNegative() ? Duration.ZERO : remaining;
     }
 
     private void requireGuardRow(ResultSet guardRow) throws SQLException {
@@ -140,5 +203,21 @@ final class DeferredGuard {
     interface StatementParameters {
         /** Sets them on {@code statement}, parameter {@code i} at {@code i + offset}. */
         void applyTo(PreparedStatement statement, int offset) throws SQLException;
+    }
+
+    /** What a failure of the guard is thrown as. */
+    @FunctionalInterface
+    public interface Failures {
+        /**
+         * Called with a failure before it is thrown, on the transaction's connection, which the
+         * failure has left unusable until it is rolled back.
+         *
+         * @param failure what the guard run alone failed with ({@code pipelined} false), or what the
+         *     pipeline of the guard and the work's first statement failed with ({@code pipelined}
+         *     true), other than the guard's refusal (which has the guard run alone): either
+         *     statement's failure, they are not told apart
+         * @return the exception to throw in its place, or null to throw {@code failure} itself
+         */
+        RuntimeException replace(Exception failure, boolean pipelined);
     }
 }
