@@ -9,7 +9,9 @@ import org.h2.index.Index;
 import org.h2.message.DbException;
 import org.h2.mvstore.db.MVPrimaryIndex;
 import org.h2.mvstore.db.MVTable;
+import org.h2.mvstore.tx.TransactionMap;
 import org.h2.result.Row;
+import org.h2.result.SearchRow;
 import org.h2.schema.Schema;
 import org.h2.table.Column;
 import org.h2.table.Table;
@@ -28,6 +30,9 @@ import org.h2.value.ValueVarchar;
  */
 final class H2FenceRows {
     private static volatile H2FenceRows last;
+
+    /** The row looked up last: nearly every lookup asks for the same lock's row again. */
+    private volatile KnownRow lastRow;
 
     /**
      * What a resolution depends on: the database, its schema's version, the name as the guard
@@ -90,18 +95,43 @@ final class H2FenceRows {
 
     /**
      * The row of {@code name} as the session's transaction sees it (the committed row, or its own
-     * change), through the primary key; null if there is none.
+     * change), found through the row key it had when last asked for (a row keeps its key while it
+     * exists; the name is checked) or else through the primary key; null if there is none.
      */
-    Row find(SessionLocal session, String name) {
-        Cursor cursor = byName(session, name);
-        return cursor.next() ? cursor.get() : null;
-    }
-
-    /** The primary key's entries of {@code name}: none or one. */
-    private Cursor byName(SessionLocal session, String name) {
+    Found find(SessionLocal session, String name) {
+        TransactionMap<Long, SearchRow> rows = rows(session);
+        KnownRow known = lastRow;
+        if (known != null && known.name().equals(name)) {
+            SearchRow row = rows.getFromSnapshot(known.key());
+            if (row != null && name.equals(row.getValue(lockName.getColumnId()).getString())) {
+                return new Found(known.key(), row, rows);
+            }
+        }
         Row search = table.getTemplateRow();
         search.setValue(lockName.getColumnId(), lockName.convert(session, ValueVarchar.get(name)));
-        return key.find(session, search, search, false);
+        Cursor cursor = key.find(session, search, search, false);
+        if (!cursor.next()) {
+            return null;
+        }
+        long rowKey = cursor.getSearchRow().getKey();
+        SearchRow row = rows.getFromSnapshot(rowKey);
+        if (row == null) {
+            return null;
+        }
+        lastRow = new KnownRow(name, rowKey);
+        return new Found(rowKey, row, rows);
+    }
+
+    /** A row {@link #find} found: its key, the row, and the map it is in as the transaction sees it. */
+    record Found(long key, SearchRow row, TransactionMap<Long, SearchRow> rows) {}
+
+    /** A lock name and the key its row had when last looked up. */
+    private record KnownRow(String name, long key) {}
+
+    /** The table's rows as the session's current transaction sees them. */
+    private TransactionMap<Long, SearchRow> rows(SessionLocal session) {
+        MVPrimaryIndex primary = (MVPrimaryIndex) table.getScanIndex(session);
+        return session.getTransaction().openMapX(primary.getMVMap());
     }
 
     /**
@@ -109,13 +139,8 @@ final class H2FenceRows {
      * it changed or locked the row, and no rollback (to a savepoint or whole) took that away.
      */
     boolean heldBy(SessionLocal session, String name) {
-        Cursor cursor = byName(session, name);
-        if (!cursor.next()) {
-            return false;
-        }
-        long rowKey = cursor.getSearchRow().getKey();
-        MVPrimaryIndex rows = (MVPrimaryIndex) table.getScanIndex(session);
-        return session.getTransaction().openMapX(rows.getMVMap()).isSameTransaction(rowKey);
+        Found found = find(session, name);
+        return found != null && found.rows().isSameTransaction(found.key());
     }
 
     /**
@@ -146,11 +171,13 @@ final class H2FenceRows {
             session.startStatementWithinTransaction(null);
             try {
                 table.lock(session, Table.WRITE_LOCK);
-                Row row = find(session, name);
-                if (row == null || tokenOf(row) != token) {
+                Found found = find(session, name);
+                if (found == null || tokenOf(found.row()) != token) {
                     return false;
                 }
-                Row locked = table.lockRow(session, row, -1);
+                Row search = table.getTemplateRow();
+                search.setKey(found.key());
+                Row locked = table.lockRow(session, search, -1);
                 return locked != null && tokenOf(locked) == token;
             } finally {
                 session.endStatement();
@@ -162,7 +189,7 @@ final class H2FenceRows {
         }
     }
 
-    private long tokenOf(Row row) {
+    private long tokenOf(SearchRow row) {
         Value value = row.getValue(token.getColumnId());
         return value.getLong();
     }

@@ -35,6 +35,9 @@ final class H2SessionMarks {
 
     private record ParsedMark(Value text, Mark mark) {}
 
+    private static final Optional<Boolean> YES = Optional.of(true);
+    private static final Optional<Boolean> NO = Optional.of(false);
+
     private H2SessionMarks(String fencedName, String unfencedName) {
         this.fencedName = fencedName;
         this.unfencedName = unfencedName;
@@ -204,16 +207,19 @@ final class H2SessionMarks {
             SessionLocal session = embedded(connection);
             if (session != null) {
                 if (!session.getVariable(unfencedName).containsNull()) {
-                    return Optional.of(true);
+                    return YES;
                 }
                 Value mark = session.getVariable(fencedName);
                 if (mark.containsNull() || !session.hasPendingTransaction()) {
-                    return Optional.of(false);
+                    return NO;
                 }
                 Mark parsed = parsed(mark);
-                return Optional.of(parsed != null
-                        && parsed.transaction() == session.getTransaction().getSequenceNum()
-                        && holdsFenceRow(session, parsed));
+                return parsed != null
+                                && parsed.transaction()
+                                        == session.getTransaction().getSequenceNum()
+                                && holdsFenceRow(session, parsed)
+                        ? YES
+                        : NO;
             }
         } catch (LinkageError | ClassCastException e) {
             // as in of(): the query decides

@@ -98,6 +98,44 @@ class H2FenceRowsTest {
     }
 
     /**
+     * The row is found again after it was deleted and inserted anew under another row key, which
+     * the remembered key no longer names: the guard still locks it, the trigger's check still sees
+     * it held, and another lock's row is its own.
+     */
+    @Test
+    void aFenceRowInsertedAnewIsFoundUnderItsNewKey() throws SQLException {
+        String url = url("");
+        try (Connection holder = open(url);
+                Connection other = DriverManager.getConnection(url)) {
+            H2Fence guard = new H2Fence(FenceGuard.DEFAULT_TABLE);
+            assertThat(guard.raiseIfNotAbove(holder, LOCK, 5, null)).isTrue();
+            holder.commit();
+            execute(holder, "delete from fencedlock_fence where lock_name = '" + LOCK + "'");
+            execute(holder, "insert into fencedlock_fence values ('other', 5)");
+            execute(holder, "insert into fencedlock_fence values ('" + LOCK + "', 5)");
+            holder.commit();
+
+            assertThat(guard.raiseIfNotAbove(holder, LOCK, 5, null)).isTrue();
+            assertThat(H2SessionMarks.of(holder).orElseThrow().fencedOrBypassed(holder))
+                    .as("the trigger's check of the mark")
+                    .contains(true);
+            other.setAutoCommit(false);
+            execute(other, "set lock_timeout 100");
+            assertThatThrownBy(() -> guard.raiseIfNotAbove(other, LOCK, 5, null))
+                    .as("another transaction of the lock, while the first holds the row")
+                    .isInstanceOfSatisfying(
+                            SQLException.class,
+                            e -> assertThat(ConcurrencyFailures.isLockTimeout(e))
+                                    .isTrue());
+            assertThat(guard.raiseIfNotAbove(other, "other", 5, null))
+                    .as("the other lock's row")
+                    .isTrue();
+            other.rollback();
+            holder.rollback();
+        }
+    }
+
+    /**
      * The holder reads its own token in the row, then waits for a newer holder that raised the row
      * meanwhile: the lock it is granted shows the newer token, so it is refused.
      */
