@@ -120,9 +120,11 @@ final class H2Fence extends GuardStatements {
 
     @Override
     public void mark(Connection connection, String lockName, long token) throws SQLException {
-        String suffix = H2SessionMarks.markSuffix(token, table, lockName);
-        if (!H2SessionMarks.markFenced(connection, suffix)) {
-            execute(connection, "set " + MARK + " = concat(transaction_id(), cast(? as varchar))", suffix);
+        if (!H2SessionMarks.markFenced(connection, token, table, lockName)) {
+            execute(
+                    connection,
+                    "set " + MARK + " = concat(transaction_id(), cast(? as varchar))",
+                    H2SessionMarks.markSuffix(token, table, lockName));
         }
     }
 

@@ -2,6 +2,7 @@ package dev.fencedlock.jdbc.internal;
 
 import java.sql.SQLException;
 import java.util.Locale;
+import java.util.Objects;
 import org.h2.engine.DbSettings;
 import org.h2.engine.SessionLocal;
 import org.h2.index.Cursor;
@@ -63,12 +64,13 @@ final class H2FenceRows {
     static H2FenceRows resolve(SessionLocal session, String name) {
         org.h2.engine.Database database = session.getDatabase();
         int dot = name.indexOf('.');
-        Resolution resolution = new Resolution(
-                database, database.getModificationMetaId(), name, dot < 0 ? session.getCurrentSchemaName() : null);
+        long metaId = database.getModificationMetaId();
+        String defaultSchema = dot < 0 ? session.getCurrentSchemaName() : null;
         H2FenceRows known = last;
-        if (known != null && known.resolution.equals(resolution) && known.table.isValid()) {
+        if (known != null && known.resolves(database, metaId, name, defaultSchema)) {
             return known;
         }
+        Resolution resolution = new Resolution(database, metaId, name, defaultSchema);
         Schema schema =
                 database.findSchema(dot < 0 ? resolution.defaultSchema() : unquoted(database, name.substring(0, dot)));
         if (schema == null) {
@@ -91,6 +93,15 @@ final class H2FenceRows {
         H2FenceRows resolved = new H2FenceRows(resolution, fence, lockName, token, key);
         last = resolved;
         return resolved;
+    }
+
+    /** Whether this is the resolution of {@code name} in this state of the database, and still valid. */
+    private boolean resolves(org.h2.engine.Database database, long metaId, String name, String defaultSchema) {
+        return resolution.database() == database
+                && resolution.metaId() == metaId
+                && resolution.name().equals(name)
+                && Objects.equals(resolution.defaultSchema(), defaultSchema)
+                && table.isValid();
     }
 
     /**

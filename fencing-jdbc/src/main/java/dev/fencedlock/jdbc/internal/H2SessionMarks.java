@@ -92,7 +92,7 @@ final class H2SessionMarks {
             // an engine shaped otherwise than H2 2.5's: the statements decide
             return EngineLock.NOT_LOCKED;
         }
-        markFenced(session, markSuffix(token, table, lockName));
+        markFenced(session, token, table, lockName);
         return EngineLock.LOCKED_AND_MARKED;
     }
 
@@ -106,26 +106,36 @@ final class H2SessionMarks {
 
     /**
      * Marks the current transaction of {@code connection}'s embedded session as having entered the
-     * fence guard: sets the session's {@link H2Fence#MARK mark} to the transaction's
-     * number followed by {@code suffix} ({@link #markSuffix}), in the JVM, without a statement.
-     * Call only after the guard's statement raised or locked the row.
+     * fence guard of {@code lockName} with {@code token} on fence table {@code table}: sets the
+     * session's {@link H2Fence#MARK mark} to the transaction's number followed by {@link
+     * #markSuffix}, in the JVM, without a statement. Call only after the guard raised or locked the
+     * row.
      *
      * @return false, having changed nothing, if the session is not embedded
      */
-    static boolean markFenced(Connection connection, String suffix) {
+    static boolean markFenced(Connection connection, long token, String table, String lockName) {
         SessionLocal session = embedded(connection);
         if (session == null) {
             return false;
         }
-        markFenced(session, suffix);
+        markFenced(session, token, table, lockName);
         return true;
     }
 
-    /** {@link #markFenced(Connection, String)} on a session in hand. */
-    static void markFenced(SessionLocal session, String suffix) {
-        session.setVariable(
-                markName(session.getDatabase()), text(session.getTransaction().getSequenceNum() + suffix));
+    /**
+     * {@link #markFenced(Connection, long, String, String)} on a session in hand. The mark's parts
+     * are remembered with the value set, so that the trigger, which meets this very value in the
+     * transaction's write statements, need not parse it.
+     */
+    static void markFenced(SessionLocal session, long token, String table, String lockName) {
+        long transaction = session.getTransaction().getSequenceNum();
+        Value mark = text(transaction + markSuffix(token, table, lockName));
+        session.setVariable(markName(session.getDatabase()), mark);
+        lastSet = new ParsedMark(mark, new Mark(transaction, token, table, lockName));
     }
+
+    /** The mark the guard set last in this JVM, with its parts. */
+    private static volatile ParsedMark lastSet;
 
     /**
      * H2's {@code VARCHAR} value of {@code text}, made directly: {@code ValueVarchar.get} passes every
@@ -239,6 +249,10 @@ final class H2SessionMarks {
 
     /** {@code text}'s parts, parsed once per value the guard set. */
     private Mark parsed(Value text) {
+        ParsedMark set = lastSet;
+        if (set != null && set.text() == text) {
+            return set.mark();
+        }
         ParsedMark known = lastParsed;
         if (known != null && known.text() == text) {
             return known.mark();

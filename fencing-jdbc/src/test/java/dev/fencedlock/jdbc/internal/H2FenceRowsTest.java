@@ -50,14 +50,7 @@ class H2FenceRowsTest {
                     .as("the trigger's query agrees")
                     .isTrue();
 
-            other.setAutoCommit(false);
-            execute(other, "set lock_timeout 100");
-            assertThatThrownBy(() -> guard.raiseIfNotAbove(other, LOCK, 5, null))
-                    .as("another transaction of the lock, while the first holds the row")
-                    .isInstanceOfSatisfying(
-                            SQLException.class,
-                            e -> assertThat(ConcurrencyFailures.isLockTimeout(e))
-                                    .isTrue());
+            assertHeldAgainst(guard, other);
             other.rollback();
 
             holder.commit();
@@ -119,14 +112,7 @@ class H2FenceRowsTest {
             assertThat(H2SessionMarks.of(holder).orElseThrow().fencedOrBypassed(holder))
                     .as("the trigger's check of the mark")
                     .contains(true);
-            other.setAutoCommit(false);
-            execute(other, "set lock_timeout 100");
-            assertThatThrownBy(() -> guard.raiseIfNotAbove(other, LOCK, 5, null))
-                    .as("another transaction of the lock, while the first holds the row")
-                    .isInstanceOfSatisfying(
-                            SQLException.class,
-                            e -> assertThat(ConcurrencyFailures.isLockTimeout(e))
-                                    .isTrue());
+            assertHeldAgainst(guard, other);
             assertThat(guard.raiseIfNotAbove(other, "other", 5, null))
                     .as("the other lock's row")
                     .isTrue();
@@ -171,6 +157,17 @@ class H2FenceRowsTest {
             older.rollback();
             assertThat(token(observer)).isEqualTo(6);
         }
+    }
+
+    /** {@code other}'s guard of the same token cannot take the row: it times out after 100 ms. */
+    private static void assertHeldAgainst(H2Fence guard, Connection other) throws SQLException {
+        other.setAutoCommit(false);
+        execute(other, "set lock_timeout 100");
+        assertThatThrownBy(() -> guard.raiseIfNotAbove(other, LOCK, 5, null))
+                .as("another transaction of the lock, while the first holds the row")
+                .isInstanceOfSatisfying(
+                        SQLException.class,
+                        e -> assertThat(ConcurrencyFailures.isLockTimeout(e)).isTrue());
     }
 
     private static String url(String settings) {
