@@ -43,6 +43,11 @@ import java.util.Optional;
  *       times.
  * </ol>
  *
+ * <p>On an H2 database embedded in this JVM, step 1 for a row that already holds the token (every
+ * transaction of a lease after its first) is H2's own row lock taken in its engine, without a
+ * statement and without a new version of the row; docs/fencing.md says why that orders H2's
+ * transactions as the update does.
+ *
  * <p>So the transactions of one lock name run one at a time from their first statement to their
  * end, in token order: a transaction with a lower token than one already registered is refused
  * before it writes anything, and two transactions with the same token (one lease) are serialized
@@ -211,6 +216,11 @@ public final class FenceGuard {
      * the lock's row to {@code token} (inserting it when absent) unless it holds a larger token; the
      * row lock then orders the lock's transactions until this one ends. Statements run before it in
      * the same transaction are not ordered by the fence.
+     *
+     * <p>The caller ends the transaction (commit or rollback) on every path. On embedded H2 the
+     * guard may run no statement on {@code connection} at all, so a pool that rolls back only
+     * connections it saw run statements (HikariCP with {@code autoCommit=false}) would not end a
+     * transaction left open for it.
      *
      * <p>{@code bound} limits how long the transaction waits for the row: PostgreSQL's {@code
      * lock_timeout} and MariaDB's {@code innodb_lock_wait_timeout} (whole seconds, rounded up), and

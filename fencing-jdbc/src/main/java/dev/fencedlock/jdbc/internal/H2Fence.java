@@ -16,7 +16,8 @@ import java.time.Duration;
  * <ul>
  *   <li>The mark is the session variable {@value #MARK}: {@code "<transaction number> <token>
  *       <table> <lock name>"} ({@link H2SessionMarks}). For a session embedded in this JVM the
- *       guard runs the plain update and then sets it directly on the session ({@link
+ *       guard locks a row that already holds its token in H2's engine, or runs the plain update,
+ *       and then sets the mark directly on the session ({@link #raiseIfNotAbove}, {@link
  *       H2SessionMarks#markFenced}); a remote client sets it from {@code TRANSACTION_ID()} in the
  *       update's own {@code SET} clause, which H2 evaluates only for the row it has locked and
  *       found still matching, so the mark is set exactly when the row is raised.
@@ -61,17 +62,48 @@ final class H2Fence extends GuardStatements {
         }
     }
 
+    /**
+     * On a session embedded in this JVM: where the row already holds {@code token} (every
+     * transaction of a lease after its first), the row lock alone, taken in H2's engine ({@link
+     * H2FenceRows#lockHolding}); else the plain update. Then the mark, set on the session.
+     *
+     * <p>Why the lock alone keeps the fence on H2 (docs/fencing.md, "The guarantees"; PostgreSQL
+     * needs the new row version, see there):
+     *
+     * <ol>
+     *   <li>A lower token is refused: the lock path is taken only when the locked row holds exactly
+     *       {@code token}, read after the lock was granted; any other row goes to the update's
+     *       {@code token <= ?} filter and the locking read, as before.
+     *   <li>No lost update: the lock is the one H2's own {@code UPDATE} takes before it writes
+     *       ({@code Table.lockRow}), held by the transaction until it ends, so every other fenced
+     *       transaction of the lock, which takes the same lock first, waits for this one to end
+     *       and the other way round. H2 2.x takes a READ COMMITTED statement's snapshot when the
+     *       statement starts and a REPEATABLE READ transaction's snapshot of a table when its first
+     *       statement on that table starts, so every read of the work comes after the lock, and
+     *       after the commit of the transaction that held it before. A new row version adds
+     *       nothing on H2: its {@code REPEATABLE READ} lock check compares the row's values, and the
+     *       same token written back compares equal, so the update never made a waiting transaction
+     *       fail where the lock alone lets it go on (SERIALIZABLE, whose snapshot covers every
+     *       table from the first statement, is refused by {@link #requireSafeIsolation}).
+     *   <li>The mark names this transaction and a row it holds: the trigger checks that the row's
+     *       newest version carries this transaction's id, which the lock sets as the update did,
+     *       and a rollback to a savepoint before the guard takes away with the lock.
+     * </ol>
+     */
     @Override
     public boolean raiseIfNotAbove(Connection connection, String lockName, long token, Duration bound)
             throws SQLException {
-        if (H2SessionMarks.isEmbedded(connection)) {
-            if (!plainUpdate(connection, lockName, token)) {
-                return false;
+        return switch (H2SessionMarks.lockHolding(connection, table, lockName, token)) {
+            case REMOTE -> raiseInStatement(connection, lockName, token);
+            case LOCKED_AND_MARKED -> true;
+            case NOT_LOCKED -> {
+                boolean raised = plainUpdate(connection, lockName, token);
+                if (raised) {
+                    mark(connection, lockName, token);
+                }
+                yield raised;
             }
-            mark(connection, lockName, token);
-            return true;
-        }
-        return raiseInStatement(connection, lockName, token);
+        };
     }
 
     /** The first statement as a client of a remote database sends it: raises and marks in one. */
@@ -88,9 +120,11 @@ final class H2Fence extends GuardStatements {
 
     @Override
     public void mark(Connection connection, String lockName, long token) throws SQLException {
-        String suffix = H2SessionMarks.markSuffix(token, table, lockName);
-        if (!H2SessionMarks.markFenced(connection, suffix)) {
-            execute(connection, "set " + MARK + " = concat(transaction_id(), cast(? as varchar))", suffix);
+        if (!H2SessionMarks.markFenced(connection, token, table, lockName)) {
+            execute(
+                    connection,
+                    "set " + MARK + " = concat(transaction_id(), cast(? as varchar))",
+                    H2SessionMarks.markSuffix(token, table, lockName));
         }
     }
 

@@ -25,19 +25,21 @@ public final class H2FenceTrigger implements Trigger {
 
     private volatile String table;
     private volatile String operations;
-    private volatile Optional<H2SessionMarks> marks = Optional.empty();
+    /** Null where the sessions cannot be read directly: the trigger then runs its query. */
+    private volatile H2SessionMarks marks;
 
     @Override
     public void init(
             Connection connection, String schemaName, String triggerName, String tableName, boolean before, int type) {
         this.table = schemaName + "." + tableName;
         this.operations = operations(type);
-        this.marks = H2SessionMarks.of(connection);
+        this.marks = H2SessionMarks.of(connection).orElse(null);
     }
 
     @Override
     public void fire(Connection connection, Object[] oldRow, Object[] newRow) throws SQLException {
-        Optional<Boolean> read = marks.flatMap(session -> session.fencedOrBypassed(connection));
+        H2SessionMarks direct = marks;
+        Optional<Boolean> read = direct == null ? Optional.empty() : direct.fencedOrBypassed(connection);
         if (read.isPresent() ? read.get() : queryMarks(connection)) {
             return;
         }

@@ -1,20 +1,13 @@
 package dev.fencedlock.jdbc.internal;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.Locale;
 import java.util.Optional;
-import org.h2.engine.DbSettings;
 import org.h2.engine.SessionLocal;
-import org.h2.index.Cursor;
-import org.h2.index.Index;
 import org.h2.jdbc.JdbcConnection;
-import org.h2.mvstore.db.MVPrimaryIndex;
-import org.h2.mvstore.db.MVTable;
-import org.h2.result.Row;
-import org.h2.schema.Schema;
-import org.h2.table.Column;
-import org.h2.table.Table;
 import org.h2.value.Value;
 import org.h2.value.ValueVarchar;
 
@@ -37,12 +30,17 @@ import org.h2.value.ValueVarchar;
 final class H2SessionMarks {
     private final String fencedName;
     private final String unfencedName;
-    private final String lockNameColumn;
+    /** The mark read last and its parts: a session keeps the same mark value for a whole transaction. */
+    private volatile ParsedMark lastParsed;
 
-    private H2SessionMarks(String fencedName, String unfencedName, String lockNameColumn) {
+    private record ParsedMark(Value text, Mark mark) {}
+
+    private static final Optional<Boolean> YES = Optional.of(true);
+    private static final Optional<Boolean> NO = Optional.of(false);
+
+    private H2SessionMarks(String fencedName, String unfencedName) {
         this.fencedName = fencedName;
         this.unfencedName = unfencedName;
-        this.lockNameColumn = lockNameColumn;
     }
 
     /**
@@ -54,9 +52,7 @@ final class H2SessionMarks {
             SessionLocal session = embedded(connection);
             if (session != null) {
                 return Optional.of(new H2SessionMarks(
-                        variableName(session, H2Fence.MARK),
-                        variableName(session, H2FenceTrigger.BYPASS),
-                        unquoted(session.getDatabase(), "lock_name")));
+                        variableName(session, H2Fence.MARK), variableName(session, H2FenceTrigger.BYPASS)));
             }
         } catch (LinkageError e) {
             // an H2 without these classes or methods: the trigger falls back to its query
@@ -64,12 +60,40 @@ final class H2SessionMarks {
         return Optional.empty();
     }
 
+    /** What {@link #lockHolding} did. */
+    enum EngineLock {
+        /** The session is not embedded in this JVM (or its engine is not the one known): nothing done. */
+        REMOTE,
+        /** The row held the token; it is locked and the transaction marked. */
+        LOCKED_AND_MARKED,
+        /** The row is missing or holds another token (it may be locked now): the guard's statements decide. */
+        NOT_LOCKED
+    }
+
     /**
-     * Whether {@code connection} (or the connection it wraps, as a pool's proxy does) runs an
-     * embedded H2 session that {@link #markFenced} can mark without a statement.
+     * The guard's row lock without a statement where {@code connection}'s session is embedded and
+     * the row already holds {@code token} ({@link H2FenceRows#lockHolding}), and then the mark
+     * ({@link #markFenced}).
+     *
+     * @throws SQLException a lock timeout or deadlock while waiting for the row, as H2 reports them
      */
-    static boolean isEmbedded(Connection connection) {
-        return embedded(connection) != null;
+    static EngineLock lockHolding(Connection connection, String table, String lockName, long token)
+            throws SQLException {
+        SessionLocal session = embedded(connection);
+        if (session == null) {
+            return EngineLock.REMOTE;
+        }
+        try {
+            H2FenceRows rows = H2FenceRows.resolve(session, table);
+            if (rows == null || !rows.lockHolding(session, lockName, token)) {
+                return EngineLock.NOT_LOCKED;
+            }
+        } catch (LinkageError e) {
+            // an engine shaped otherwise than H2 2.5's: the statements decide
+            return EngineLock.NOT_LOCKED;
+        }
+        markFenced(session, token, table, lockName);
+        return EngineLock.LOCKED_AND_MARKED;
     }
 
     /**
@@ -82,21 +106,84 @@ final class H2SessionMarks {
 
     /**
      * Marks the current transaction of {@code connection}'s embedded session as having entered the
-     * fence guard: sets the session's {@link H2Fence#MARK mark} to the transaction's
-     * number followed by {@code suffix} ({@link #markSuffix}), in the JVM, without a statement.
-     * Call only after the guard's statement raised or locked the row.
+     * fence guard of {@code lockName} with {@code token} on fence table {@code table}: sets the
+     * session's {@link H2Fence#MARK mark} to the transaction's number followed by {@link
+     * #markSuffix}, in the JVM, without a statement. Call only after the guard raised or locked the
+     * row.
      *
      * @return false, having changed nothing, if the session is not embedded
      */
-    static boolean markFenced(Connection connection, String suffix) {
+    static boolean markFenced(Connection connection, long token, String table, String lockName) {
         SessionLocal session = embedded(connection);
         if (session == null) {
             return false;
         }
-        session.setVariable(
-                variableName(session, H2Fence.MARK),
-                ValueVarchar.get(session.getTransaction().getSequenceNum() + suffix));
+        markFenced(session, token, table, lockName);
         return true;
+    }
+
+    /**
+     * {@link #markFenced(Connection, long, String, String)} on a session in hand. The mark's parts
+     * are remembered with the value set, so that the trigger, which meets this very value in the
+     * transaction's write statements, need not parse it.
+     */
+    static void markFenced(SessionLocal session, long token, String table, String lockName) {
+        long transaction = session.getTransaction().getSequenceNum();
+        Value mark = text(transaction + markSuffix(token, table, lockName));
+        session.setVariable(markName(session.getDatabase()), mark);
+        lastSet = new ParsedMark(mark, new Mark(transaction, token, table, lockName));
+    }
+
+    /** The mark the guard set last in this JVM, with its parts. */
+    private static volatile ParsedMark lastSet;
+
+    /**
+     * H2's {@code VARCHAR} value of {@code text}, made directly: {@code ValueVarchar.get} passes every
+     * text through two process-wide caches, which a mark (new text in every transaction) only
+     * churns, and which cost the guard more than the rest of the mark (JFR, issue 30).
+     * {@code ValueVarchar.get} where H2's constructor cannot be reached.
+     */
+    private static Value text(String text) {
+        if (NEW_VARCHAR != null) {
+            try {
+                return (Value) NEW_VARCHAR.invokeExact(text);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IllegalStateException("H2's VARCHAR constructor failed", e);
+            }
+        }
+        return ValueVarchar.get(text);
+    }
+
+    /** {@code new ValueVarchar(String)} as a {@code Value}, null where H2 does not let it be reached. */
+    private static final MethodHandle NEW_VARCHAR = varcharConstructor();
+
+    private static MethodHandle varcharConstructor() {
+        try {
+            return MethodHandles.privateLookupIn(ValueVarchar.class, MethodHandles.lookup())
+                    .findConstructor(ValueVarchar.class, MethodType.methodType(void.class, String.class))
+                    .asType(MethodType.methodType(Value.class, String.class));
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            // another H2 or a module that does not open it: the cached factory
+            return null;
+        }
+    }
+
+    /** The database whose name of the mark {@link #lastMarkName} holds. */
+    private static volatile MarkName lastMarkName;
+
+    private record MarkName(org.h2.engine.Database database, String name) {}
+
+    /** {@link H2Fence#MARK} as {@code database} folds it, remembered for the database asked last. */
+    private static String markName(org.h2.engine.Database database) {
+        MarkName known = lastMarkName;
+        if (known != null && known.database() == database) {
+            return known.name();
+        }
+        String name = database.sysIdentifier(H2Fence.MARK.substring(1));
+        lastMarkName = new MarkName(database, name);
+        return name;
     }
 
     /** {@code variable} ({@code @NAME}) as {@code session}'s database folds identifiers. */
@@ -104,7 +191,11 @@ final class H2SessionMarks {
         return session.getDatabase().sysIdentifier(variable.substring(1));
     }
 
-    private static SessionLocal embedded(Connection connection) {
+    /**
+     * The embedded H2 session behind {@code connection} (or the connection it wraps, as a pool's
+     * proxy does); null for a remote one, another database's, or an H2 without these classes.
+     */
+    static SessionLocal embedded(Connection connection) {
         try {
             JdbcConnection jdbc = connection instanceof JdbcConnection direct
                     ? direct
@@ -126,16 +217,19 @@ final class H2SessionMarks {
             SessionLocal session = embedded(connection);
             if (session != null) {
                 if (!session.getVariable(unfencedName).containsNull()) {
-                    return Optional.of(true);
+                    return YES;
                 }
                 Value mark = session.getVariable(fencedName);
                 if (mark.containsNull() || !session.hasPendingTransaction()) {
-                    return Optional.of(false);
+                    return NO;
                 }
-                Mark parsed = Mark.parse(mark.getString());
-                return Optional.of(parsed != null
-                        && parsed.transaction() == session.getTransaction().getSequenceNum()
-                        && holdsFenceRow(session, parsed));
+                Mark parsed = parsed(mark);
+                return parsed != null
+                                && parsed.transaction()
+                                        == session.getTransaction().getSequenceNum()
+                                && holdsFenceRow(session, parsed)
+                        ? YES
+                        : NO;
             }
         } catch (LinkageError | ClassCastException e) {
             // as in of(): the query decides
@@ -148,43 +242,24 @@ final class H2SessionMarks {
      * transaction: its newest version in the table's map carries this transaction's id, which a
      * rollback (to a savepoint or whole) takes away with the change.
      */
-    private boolean holdsFenceRow(SessionLocal session, Mark mark) {
-        org.h2.engine.Database database = session.getDatabase();
-        int dot = mark.table().indexOf('.');
-        Schema schema = database.findSchema(
-                dot < 0
-                        ? session.getCurrentSchemaName()
-                        : unquoted(database, mark.table().substring(0, dot)));
-        if (schema == null) {
-            return false;
-        }
-        Table table =
-                schema.findTableOrView(session, unquoted(database, mark.table().substring(dot + 1)));
-        if (!(table instanceof MVTable fence)) {
-            return false;
-        }
-        Column column = fence.findColumn(lockNameColumn);
-        Index key = fence.findPrimaryKey();
-        if (column == null || key == null || key.getColumns().length != 1 || key.getColumns()[0] != column) {
-            return false;
-        }
-        Row search = fence.getTemplateRow();
-        search.setValue(column.getColumnId(), column.convert(session, ValueVarchar.get(mark.lockName())));
-        Cursor cursor = key.find(session, search, search, false);
-        if (!cursor.next()) {
-            return false;
-        }
-        long rowKey = cursor.getSearchRow().getKey();
-        MVPrimaryIndex rows = (MVPrimaryIndex) fence.getScanIndex(session);
-        return session.getTransaction().openMapX(rows.getMVMap()).isSameTransaction(rowKey);
+    private static boolean holdsFenceRow(SessionLocal session, Mark mark) {
+        H2FenceRows fence = H2FenceRows.resolve(session, mark.table());
+        return fence != null && fence.heldBy(session, mark.lockName());
     }
 
-    /** {@code name} as the database folds an unquoted identifier. */
-    private static String unquoted(org.h2.engine.Database database, String name) {
-        DbSettings settings = database.getSettings();
-        return settings.databaseToUpper
-                ? name.toUpperCase(Locale.ROOT)
-                : settings.databaseToLower ? name.toLowerCase(Locale.ROOT) : name;
+    /** {@code text}'s parts, parsed once per value the guard set. */
+    private Mark parsed(Value text) {
+        ParsedMark set = lastSet;
+        if (set != null && set.text() == text) {
+            return set.mark();
+        }
+        ParsedMark known = lastParsed;
+        if (known != null && known.text() == text) {
+            return known.mark();
+        }
+        Mark mark = Mark.parse(text.getString());
+        lastParsed = new ParsedMark(text, mark);
+        return mark;
     }
 
     /** A mark's parts; null where the text is not a mark. */

@@ -10,8 +10,9 @@ import java.sql.Statement;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The trigger's direct read of the session's marks gives the answer of its query in every state a
@@ -22,14 +23,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 class H2SessionMarksTest {
     private static final AtomicInteger DATABASES = new AtomicInteger();
 
+    /** URL settings that make H2 fold identifiers each way it can. */
+    static Stream<String> identifierFoldings() {
+        return Stream.of(
+                "", ";DATABASE_TO_LOWER=TRUE", ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE", ";DATABASE_TO_UPPER=FALSE");
+    }
+
     @ParameterizedTest
-    @ValueSource(
-            strings = {
-                "",
-                ";DATABASE_TO_LOWER=TRUE",
-                ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE",
-                ";DATABASE_TO_UPPER=FALSE"
-            })
+    @MethodSource("identifierFoldings")
     void readsWhatTheQueryReadsInEveryState(String settings) throws SQLException {
         String url = "jdbc:h2:mem:marks" + DATABASES.incrementAndGet() + settings;
         try (Connection connection = DriverManager.getConnection(url);
