@@ -5,7 +5,7 @@
 # runs JMH in interleaved rounds (one fork of every benchmark per round), measures heap per lease,
 # writes the ratio table, and stops every server it started by PID, also on failure or Ctrl-C.
 #
-#   benchmarks/run.sh                 # the full run (3 rounds), about 40 minutes on 2 cores
+#   benchmarks/run.sh                 # the full run (3 rounds), about an hour on 2 cores
 #   benchmarks/run.sh --quick         # a smoke run: 1 round, short iterations, about 8 minutes
 #   benchmarks/run.sh --select Handoff --select Curator --quick
 #
