@@ -87,7 +87,7 @@ public final class InventoryApp {
             long start = System.nanoTime();
             try (Progress progress = new Progress(out, terminal, initial, () -> soldSoFar(database, initial)).start()) {
                 if (settings.processes() == 1) {
-                    runWorkers(settings, locks, database, tally);
+                    runWorkers(settings, locks, database, tally, () -> {});
                 } else {
                     WorkerProcesses.runAll(settings, locks.workerProcessArgs(), databaseSetup.jdbcUrl(), tally);
                 }
@@ -123,13 +123,24 @@ public final class InventoryApp {
                         settings.workers() + 1,
                         false)) {
             WorkerTally tally = new WorkerTally();
-            runWorkers(settings, locks, database, tally);
+            runWorkers(settings, locks, database, tally, () -> WorkerProcesses.readyAndAwaitStart(out));
             out.println(WorkerProcesses.resultLine(tally));
             return 0;
         }
     }
 
-    private static void runWorkers(RunSettings settings, LockSetup locks, InventoryDatabase database, WorkerTally tally)
+    /**
+     * Runs this process's workers: first the broken-lock order (if this process has that worker),
+     * then {@code beforeWorkers} (a worker process reports ready and waits for the others, so that
+     * no process sells the stock out while another is still setting up its faults), then the
+     * workers.
+     */
+    private static void runWorkers(
+            RunSettings settings,
+            LockSetup locks,
+            InventoryDatabase database,
+            WorkerTally tally,
+            WorkerProcesses.StartGate beforeWorkers)
             throws Exception {
         boolean breaking = settings.breakWorker().isPresent() && canBreak(locks);
         try (LockClient client = locks.newClient(database);
@@ -138,6 +149,7 @@ public final class InventoryApp {
             if (breaking) {
                 orderUnderABrokenLock(settings, client, database, breaker, tally);
             }
+            beforeWorkers.pass();
             Interference stall = Interference.stall(settings.stall());
             IntFunction<Interference> firstOrder = index -> settings.stalls(index) ? stall : Interference.NONE;
             new Workers(placer, settings, tally, firstOrder).runAll();

@@ -3,6 +3,9 @@ package dev.fencedlock.examples.inventory;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,6 +13,7 @@ import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,6 +22,32 @@ import java.util.concurrent.TimeUnit;
  */
 final class WorkerProcesses {
     static final String RESULT_PREFIX = "WORKER-RESULT ";
+    /** The line a worker process prints once set up; it then waits for {@link #START} on its input. */
+    static final String READY = "WORKER-READY";
+    /** The line the parent sends every worker process once all of them are ready. */
+    static final String START = "START";
+
+    private static final long READY_TIMEOUT_MINUTES = 5;
+
+    /** What a process runs between its set-up and its workers. */
+    @FunctionalInterface
+    interface StartGate {
+        void pass() throws IOException;
+    }
+
+    /**
+     * In a worker process: says it is set up ({@link #READY} on {@code out}) and waits until the
+     * parent sends {@link #START}, or closes the input.
+     */
+    static void readyAndAwaitStart(PrintStream out) throws IOException {
+        out.println(READY);
+        out.flush();
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null && !line.trim().equals(START)) {
+            // nothing else is sent
+        }
+    }
 
     private WorkerProcesses() {}
 
@@ -41,6 +71,7 @@ final class WorkerProcesses {
                 outputs.add(CapturedOutput.of(process));
                 offset += workersHere;
             }
+            startTogether(processes, outputs);
             for (int p = 0; p < processes.size(); p++) {
                 Process process = processes.get(p);
                 if (!process.waitFor(10, TimeUnit.MINUTES)) {
@@ -51,6 +82,37 @@ final class WorkerProcesses {
         } finally {
             for (Process process : processes) {
                 process.destroyForcibly();
+            }
+        }
+    }
+
+    /**
+     * Waits until every process is set up (its clients connected, its broken-lock order done), then
+     * lets all of them start their workers at once. A process that ended before it was ready is
+     * reported with its output when its result is read.
+     */
+    private static void startTogether(List<Process> processes, List<CapturedOutput> outputs)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(READY_TIMEOUT_MINUTES);
+        for (int p = 0; p < processes.size(); p++) {
+            while (!outputs.get(p).ready().await(100, TimeUnit.MILLISECONDS)) {
+                if (!processes.get(p).isAlive()) {
+                    break;
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException(
+                            "Worker process " + p + " was not set up within " + READY_TIMEOUT_MINUTES + " minutes: "
+                                    + outputs.get(p).text());
+                }
+            }
+        }
+        for (Process process : processes) {
+            if (process.isAlive()) {
+                try (Writer in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8)) {
+                    in.write(START + "\n");
+                } catch (IOException e) {
+                    // it ended meanwhile: its exit code and output say why
+                }
             }
         }
     }
@@ -66,14 +128,19 @@ final class WorkerProcesses {
     }
 
     /** Everything a process writes to its standard output, read on a thread of its own. */
-    private record CapturedOutput(Thread reader, StringBuffer text) {
+    private record CapturedOutput(Thread reader, StringBuffer text, CountDownLatch ready) {
         static CapturedOutput of(Process process) {
             StringBuffer text = new StringBuffer();
+            CountDownLatch ready = new CountDownLatch(1);
             Thread reader = new Thread(() -> {
                 try (BufferedReader in =
                         new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                     String line;
                     while ((line = in.readLine()) != null) {
+                        if (line.equals(READY)) {
+                            ready.countDown();
+                            continue;
+                        }
                         text.append(line).append('\n');
                     }
                 } catch (IOException e) {
@@ -82,7 +149,7 @@ final class WorkerProcesses {
             });
             reader.setDaemon(true);
             reader.start();
-            return new CapturedOutput(reader, text);
+            return new CapturedOutput(reader, text, ready);
         }
 
         /** The whole output, once the process has closed its end. */
