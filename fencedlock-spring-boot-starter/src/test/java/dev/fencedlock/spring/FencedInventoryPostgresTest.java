@@ -70,6 +70,45 @@ class FencedInventoryPostgresTest extends FencedInventoryTest {
         assertThat(counters.read("c-bound")).isEqualTo(5);
     }
 
+    /**
+     * Under a JPA transaction manager fencing-jpa's guard and the starter's are one guard: the fence
+     * row is written once per fenced transaction (counted by a row trigger on the fence table, in a
+     * transaction-local setting), whether the transaction's first statement is JPA's or {@code
+     * JdbcTemplate}'s, through {@code FencedTransactions} and {@code @Locked} alike. Before, the
+     * starter's guard ran again behind fencing-jpa's: two updates of the row in every transaction.
+     */
+    @Test
+    void aFencedJpaTransactionWritesTheFenceRowOnce() throws Exception {
+        inventory.restock("sku-once", 5);
+        jdbc.execute("create function count_fence_writes() returns trigger language plpgsql as $$ begin"
+                + " perform set_config('fencedlock_test.fence_writes',"
+                + " (coalesce(nullif(current_setting('fencedlock_test.fence_writes', true), ''), '0')::int + 1)::text,"
+                + " true); return new; end $$");
+        jdbc.execute("create trigger count_fence_writes before update on fencedlock_fence"
+                + " for each row execute function count_fence_writes()");
+        String fenceWrites = "select current_setting('fencedlock_test.fence_writes', true)";
+        try {
+            String jpaFirst = fencedTransactions.run("inventory:sku-once", Duration.ofSeconds(5), status -> {
+                items.findById("sku-once").orElseThrow();
+                return jdbc.queryForObject(fenceWrites, String.class);
+            });
+            String jdbcFirst = fencedTransactions.run("inventory:sku-once", Duration.ofSeconds(5), status -> {
+                String writes = jdbc.queryForObject(fenceWrites, String.class);
+                items.findById("sku-once").orElseThrow();
+                return writes;
+            });
+            long locked = inventory.fenceRowUpdatesWhileOrdering("sku-once", fenceWrites);
+
+            assertThat(jpaFirst).as("JPA's statement first").isEqualTo("1");
+            assertThat(jdbcFirst).as("JdbcTemplate's statement first").isEqualTo("1");
+            assertThat(locked).as("@Locked @Transactional").isEqualTo(1);
+            assertThat(items.findById("sku-once").orElseThrow().quantity()).isEqualTo(4);
+        } finally {
+            jdbc.execute("drop trigger count_fence_writes on fencedlock_fence");
+            jdbc.execute("drop function count_fence_writes()");
+        }
+    }
+
     private void awaitEnded() {
         try {
             ServerSessions.awaitEnded(jdbc, dataSource);

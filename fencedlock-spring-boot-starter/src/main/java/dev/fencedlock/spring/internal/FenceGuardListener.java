@@ -28,7 +28,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *   <li>right after the transaction began, and before the caller's first statement, the fence
  *       row's {@link FenceGuard#enter guard} runs on the transaction's connection (for a JPA
  *       transaction manager the JDBC connection it exposes, which the session and {@code
- *       JdbcTemplate} share);
+ *       JdbcTemplate} share). Once per transaction: where fencing-jpa's own guard already holds
+ *       the row for the same lease on that connection (it runs when a JPA transaction begins, or
+ *       on PostgreSQL waits for the first statement, and then runs here, alone), it is not
+ *       repeated;
  *   <li>a refusal, or any failure of the guard, rolls the transaction back at once and is thrown
  *       from the transaction's begin, so the method body never runs;
  *   <li>the guard also bounds how long the transaction may sit idle (the lease's remaining time plus
@@ -187,7 +190,9 @@ public final class FenceGuardListener implements TransactionExecutionListener {
                 .start(LockedObservations.GUARD, lease.lockName())
                 .highCardinality(LockedObservations.TOKEN, Long.toString(lease.token()));
         try {
-            guard.enter(connection, lease);
+            if (!JpaBinding.PRESENT || !JpaBinding.holdsFenceRow(connection, guard, lease)) {
+                guard.enter(connection, lease);
+            }
             guard.limitIdle(connection, lease);
             return connection;
         } catch (StaleTokenException refused) {

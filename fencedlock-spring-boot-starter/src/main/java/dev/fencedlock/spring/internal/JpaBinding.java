@@ -1,8 +1,12 @@
 package dev.fencedlock.spring.internal;
 
 import dev.fencedlock.Lease;
+import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.jpa.Fencing;
 import dev.fencedlock.jpa.FencingScope;
+import dev.fencedlock.jpa.internal.FencedTransactions;
+import java.sql.Connection;
+import java.sql.SQLException;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -18,6 +22,15 @@ final class JpaBinding {
 
     static FencingScope bind(Lease lease) {
         return Fencing.bind(lease);
+    }
+
+    /**
+     * Whether fencing-jpa's guard holds {@code guard}'s fence row for {@code lease} in the
+     * transaction just begun on {@code connection}; a guard of it deferred to the first statement
+     * runs now ({@link FencedTransactions#holdsFenceRow}).
+     */
+    static boolean holdsFenceRow(Connection connection, FenceGuard guard, Lease lease) throws SQLException {
+        return FencedTransactions.holdsFenceRow(connection, guard, lease);
     }
 
     /** Whether {@code lease} is the innermost lease bound for fencing-jpa on this thread. */

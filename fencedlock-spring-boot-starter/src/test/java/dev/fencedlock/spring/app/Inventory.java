@@ -5,6 +5,7 @@ import dev.fencedlock.spring.CurrentLease;
 import dev.fencedlock.spring.Locked;
 import dev.fencedlock.testkit.await.Await;
 import java.time.Duration;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
@@ -14,10 +15,20 @@ import org.springframework.transaction.annotation.Transactional;
 public class Inventory {
     private final Items items;
     private final Orders orders;
+    private final JdbcTemplate jdbc;
 
-    public Inventory(Items items, Orders orders) {
+    public Inventory(Items items, Orders orders, JdbcTemplate jdbc) {
         this.items = items;
         this.orders = orders;
+        this.jdbc = jdbc;
+    }
+
+    /** Sells one unit of {@code sku} as {@link #order} does, and returns the number {@code probe} reads after that. */
+    @Locked(value = "'inventory:' + #sku", waitTime = "30s")
+    @Transactional
+    public long fenceRowUpdatesWhileOrdering(String sku, String probe) {
+        order(sku, "probe");
+        return Long.parseLong(jdbc.queryForObject(probe, String.class));
     }
 
     /** Sells one unit of {@code sku}; false when sold out. */

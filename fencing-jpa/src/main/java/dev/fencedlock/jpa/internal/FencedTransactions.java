@@ -1,8 +1,12 @@
 package dev.fencedlock.jpa.internal;
 
 import dev.fencedlock.Lease;
+import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.jdbc.internal.DeferredGuard;
 import dev.fencedlock.jpa.NoLeaseBoundException;
 import dev.fencedlock.jpa.StaleFencingTokenException;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
@@ -22,6 +26,12 @@ public final class FencedTransactions {
     static final class Entry {
         private final Deque<Entry> stack;
         private final Lease lease;
+        /** The connection the guard entered on or is deferred on; null until then. */
+        private Connection guardedOn;
+        /** The guard's fence table. */
+        private String fenceTable;
+        /** The guard deferred to the first statement on {@link #guardedOn}, null if it ran at begin. */
+        private DeferredGuard deferred;
 
         private Entry(Deque<Entry> stack, Lease lease) {
             this.stack = stack;
@@ -31,6 +41,13 @@ public final class FencedTransactions {
         /** The lease the guard ran for, null if the transaction began with no lease bound. */
         Lease lease() {
             return lease;
+        }
+
+        /** Records that the guard entered {@code guard}'s row on {@code connection}, or is {@code deferred} there. */
+        void guarded(Connection connection, FenceGuard guard, DeferredGuard deferred) {
+            this.guardedOn = connection;
+            this.fenceTable = guard.table();
+            this.deferred = deferred;
         }
 
         /** Removes this entry from the stack of the thread that began the transaction. Idempotent. */
@@ -76,6 +93,40 @@ public final class FencedTransactions {
             stack.addLast(entry);
         }
         return entry;
+    }
+
+    /**
+     * Whether fencing-jpa's guard holds the fence row of {@code guard}'s table for {@code lease} in
+     * the innermost transaction open on this thread, on {@code connection}: for a caller about to
+     * run that same guard right after the transaction began (the Spring starter, for a JPA
+     * transaction manager), whose guard would only repeat it. A guard deferred to the transaction's
+     * first statement runs now, alone, so that its refusal is thrown here, before any statement of
+     * the caller's.
+     *
+     * @return true if the row is held: the transaction entered the fence for {@code lease} on that
+     *     table and connection; false if it did not (no transaction, no lease bound when it began,
+     *     another lease, table or connection): the caller must run its own guard
+     * @throws SQLException what the deferred guard failed with
+     * @throws RuntimeException what fencing-jpa throws for the deferred guard's refusal (a {@link
+     *     StaleFencingTokenException}, a lock timeout, a missing fence table), the transaction
+     *     rolled back
+     */
+    public static boolean holdsFenceRow(Connection connection, FenceGuard guard, Lease lease) throws SQLException {
+        Entry innermost;
+        Deque<Entry> stack = OPEN.get();
+        synchronized (stack) {
+            innermost = stack.peekLast();
+        }
+        if (innermost == null
+                || innermost.lease != lease
+                || innermost.guardedOn != connection
+                || !guard.table().equals(innermost.fenceTable)) {
+            return false;
+        }
+        if (innermost.deferred != null) {
+            innermost.deferred.enterAlone();
+        }
+        return true;
     }
 
     /**

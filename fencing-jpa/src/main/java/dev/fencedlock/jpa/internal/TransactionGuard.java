@@ -199,6 +199,7 @@ final class TransactionGuard implements TransactionObserver {
         }
         guardable.arm(deferred);
         armed = guardable;
+        current.guarded(connection, guard, deferred);
         return true;
     }
 
@@ -294,6 +295,7 @@ final class TransactionGuard implements TransactionObserver {
         markedBy = lease;
         try {
             guard.enter(connection, lease);
+            current.guarded(connection, guard, null);
         } catch (StaleTokenException e) {
             throw StaleFencingTokenException.of(e);
         } catch (SQLException e) {
