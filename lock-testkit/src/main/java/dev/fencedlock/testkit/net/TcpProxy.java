@@ -150,6 +150,9 @@ public final class TcpProxy implements AutoCloseable {
             }
             Socket server = new Socket();
             try {
+                // each chunk goes on as soon as its turn comes: no Nagle wait for the other side's ACK
+                client.setTcpNoDelay(true);
+                server.setTcpNoDelay(true);
                 server.connect(new InetSocketAddress(targetHost, targetPort), 5_000);
             } catch (IOException e) {
                 closeQuietly(server);
