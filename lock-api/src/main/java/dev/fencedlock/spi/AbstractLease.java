@@ -4,18 +4,13 @@ import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LeaseLostException.Reason;
 import dev.fencedlock.LeaseLostListener;
-import dev.fencedlock.LockException;
 import dev.fencedlock.internal.config.DurationFormat;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,41 +46,24 @@ import org.slf4j.LoggerFactory;
  * overlap: each starts after the previous one completed (for the asynchronous ones: after its
  * future completed), in the order they were asked for; one of the two release operations is
  * called, at most once, and nothing follows it.
+ *
+ * <p>This class is the lifecycle's facade; the parts it composes can be read one at a time: {@link
+ * LeaseState} (held, lost or closed; validity; loss listeners), {@link BackendCalls} (the order of
+ * the backend operations), {@link Renewal} (renewal cadence, hold-time cap and expiry) over {@link
+ * LeaseTasks} (the renewal and watchdog timer tasks).
  */
 public abstract class AbstractLease implements Lease {
     private static final Logger log = LoggerFactory.getLogger(AbstractLease.class);
-    /** How long after the end of validity the watchdog looks, so that it finds the end passed. */
-    private static final long WATCHDOG_SLACK_NANOS = 500_000L;
-
-    private enum State {
-        HELD,
-        LOST,
-        CLOSED
-    }
 
     private final String lockName;
     private final long token;
     private final Duration leaseTime;
     private final boolean autoRenew;
     private final LeaseRuntime runtime;
-    private final long grantedAtNanos;
-    private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
-    private final Object calls = new Object();
-    private final Object listenerGuard = new Object();
-    private final Object tasks = new Object();
-    private final List<LeaseLostListener> listeners = new ArrayList<>(2);
-
-    private volatile long validUntilNanos;
+    private final LeaseState state;
+    private final BackendCalls calls = new BackendCalls();
+    private final Renewal renewal;
     private volatile AbstractFencedLock grantedBy;
-    private volatile LeaseTimer.Task renewalTask;
-    private volatile LeaseTimer.Task watchdogTask;
-    private long watchdogDueNanos; // guarded by tasks
-    private volatile boolean holdCapReached;
-    private volatile RuntimeException lastRenewalFailure;
-    private volatile String renewalStopped; // why stopRenewal was called; null while renewal may run
-    private boolean releasedOnBackend; // guarded by calls
-    private CompletableFuture<?> lastCall = CompletableFuture.completedFuture(null); // guarded by calls
-    private LeaseLostException loss; // guarded by listenerGuard
 
     /**
      * @param validUntilNanos when the grant stops being valid, on {@code runtime.clock()}: the start
@@ -103,8 +81,8 @@ public abstract class AbstractLease implements Lease {
         this.leaseTime = Objects.requireNonNull(leaseTime, "leaseTime");
         this.autoRenew = autoRenew;
         this.runtime = Objects.requireNonNull(runtime, "runtime");
-        this.validUntilNanos = validUntilNanos;
-        this.grantedAtNanos = runtime.clock().nanoTime();
+        this.state = new LeaseState(validUntilNanos);
+        this.renewal = new Renewal(this, state, calls, runtime, leaseTime, autoRenew);
     }
 
     /**
@@ -153,17 +131,11 @@ public abstract class AbstractLease implements Lease {
      */
     final void activate(AbstractFencedLock grantedBy) {
         this.grantedBy = grantedBy;
-        if (state.get() != State.HELD) {
+        if (!state.isHeld()) {
             return;
         }
         runtime.register(this);
-        long firstRenewal = renewalPeriodNanos();
-        if (!autoRenew || validUntilNanos - runtime.clock().nanoTime() <= firstRenewal) {
-            scheduleWatchdog();
-        }
-        if (autoRenew) {
-            scheduleRenewal(firstRenewal);
-        }
+        renewal.start();
     }
 
     @Override
@@ -194,13 +166,12 @@ public abstract class AbstractLease implements Lease {
 
     @Override
     public final boolean isValid() {
-        return state.get() == State.HELD && runtime.clock().nanoTime() - validUntilNanos < 0;
+        return state.isValidAt(runtime.clock().nanoTime());
     }
 
     @Override
     public final Duration remaining() {
-        long left = validUntilNanos - runtime.clock().nanoTime();
-        return state.get() == State.HELD && left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
+        return state.remainingAt(runtime.clock().nanoTime());
     }
 
     /**
@@ -225,96 +196,69 @@ public abstract class AbstractLease implements Lease {
             lock.requireGrantable(newLeaseTime);
         }
         requireHeld();
-        requireRenewable();
-        CompletableFuture<Void> mine = new CompletableFuture<>();
-        CompletableFuture<?> previous;
-        synchronized (calls) {
-            if (releasedOnBackend) {
-                throw lossOrClosed();
-            }
-            previous = lastCall;
-            lastCall = mine;
-        }
-        try {
-            awaitQuietly(previous);
-            requireHeld();
-            long start = runtime.clock().nanoTime();
-            Optional<Duration> validity = doExtend(newLeaseTime);
-            if (validity.isEmpty()) {
-                markLost(Reason.TAKEN_OVER, "the extension found the lock no longer held by this lease", null);
-                throw lossOrClosed();
-            }
-            if (state.get() != State.HELD) {
-                throw lossOrClosed();
-            }
-            moveValidity(start + validity.get().toNanos());
-            if (autoRenew) {
-                // the next renewal comes before the new validity ends, however short it is
-                scheduleRenewal(Math.min(renewalPeriodNanos(), validity.get().toNanos() / 3));
-            }
-        } finally {
-            mine.complete(null);
+        renewal.requireNotStopped(lockName, token);
+        if (!calls.runInTurn(() -> extendInTurn(newLeaseTime))) {
+            throw lossOrClosed();
         }
     }
 
-    /** Waits for a backend call of this lease to complete, however it ended. */
-    private static void awaitQuietly(CompletableFuture<?> call) {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                call.get();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            } catch (ExecutionException | CancellationException e) {
-                break;
-            }
+    /** The extension, once every earlier backend call of this lease has completed. */
+    private void extendInTurn(Duration newLeaseTime) {
+        requireHeld();
+        long start = runtime.clock().nanoTime();
+        Optional<Duration> validity = doExtend(newLeaseTime);
+        if (validity.isEmpty()) {
+            markLost(Reason.TAKEN_OVER, "the extension found the lock no longer held by this lease", null);
+            throw lossOrClosed();
         }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+        if (!state.isHeld()) {
+            throw lossOrClosed();
         }
+        renewal.moveValidity(start + validity.get().toNanos());
+        renewal.extended(validity.get());
     }
 
+    /** Loses a held lease whose validity has ended; throws unless the lease is held. */
     private void requireHeld() {
-        State current = state.get();
-        if (current == State.HELD && runtime.clock().nanoTime() - validUntilNanos >= 0) {
-            markLost(expiryKind(), expiryReason(), null);
+        if (state.expiredAt(runtime.clock().nanoTime())) {
+            markLost(renewal.expiryKind(), renewal.expiryReason(), null);
         }
-        if (state.get() != State.HELD) {
+        if (!state.isHeld()) {
             throw lossOrClosed();
         }
     }
 
     private LeaseLostException lossOrClosed() {
-        synchronized (listenerGuard) {
-            if (loss != null) {
-                return loss;
-            }
-        }
-        return new LeaseLostException(lockName, token, "the lease was closed");
+        LeaseLostException loss = state.loss();
+        return loss != null ? loss : new LeaseLostException(lockName, token, "the lease was closed");
     }
 
     @Override
     public final void onLost(LeaseLostListener listener) {
         Objects.requireNonNull(listener, "listener");
-        LeaseLostException alreadyLost;
-        synchronized (listenerGuard) {
-            if (loss == null) {
-                listeners.add(listener);
-                return;
-            }
-            alreadyLost = loss;
+        LeaseLostException alreadyLost = state.addListener(listener);
+        if (alreadyLost != null) {
+            LeaseState.tell(listener, this, alreadyLost);
         }
-        tell(listener, alreadyLost);
     }
 
     @Override
     public final void close() {
-        State previous = state.getAndUpdate(s -> s == State.HELD ? State.CLOSED : s);
-        if (previous == State.HELD) {
-            cancelTasks();
+        if (state.closeIfHeld()) {
+            renewal.cancelTasks();
         }
-        releaseOnBackend();
+        calls.releaseInTurn(renewal::cancelTasks, this::releaseOnBackend);
+    }
+
+    /** The release on {@link #close()}: on the caller's thread, after any call in flight. */
+    private void releaseOnBackend() {
+        try {
+            doRelease();
+        } catch (RuntimeException e) {
+            logReleaseFailure(e);
+        } finally {
+            runtime.unregister(this);
+        }
     }
 
     /**
@@ -333,33 +277,17 @@ public abstract class AbstractLease implements Lease {
      */
     public final void stopRenewal(String why) {
         Objects.requireNonNull(why, "why");
-        synchronized (calls) {
-            if (renewalStopped == null) {
-                renewalStopped = why;
-            }
-        }
-        synchronized (tasks) {
-            cancel(renewalTask);
-            ensureWatchdog(); // the renewal that would have started it will not run
-        }
+        renewal.stop(why);
     }
 
     /** Whether {@link #stopRenewal} was called. */
     public final boolean renewalStopped() {
-        return renewalStopped != null;
-    }
-
-    private void requireRenewable() {
-        String why = renewalStopped;
-        if (why != null) {
-            throw new LeaseLostException(
-                    lockName, token, Reason.EXPIRED, "renewal was stopped (" + why + "); the lease runs out", null);
-        }
+        return renewal.stopped();
     }
 
     /** Whether {@link #close()} was called while the lease was held. */
     public final boolean isClosed() {
-        return state.get() == State.CLOSED;
+        return state.phase() == LeaseState.Phase.CLOSED;
     }
 
     /**
@@ -376,88 +304,34 @@ public abstract class AbstractLease implements Lease {
      * LeaseLostException#reason()} and {@link dev.fencedlock.LockEventListener#leaseLost} report.
      */
     protected final void markLost(Reason reason, String detail, Throwable cause) {
-        if (!state.compareAndSet(State.HELD, State.LOST)) {
+        if (!state.beginLoss()) {
             return;
         }
-        cancelTasks();
+        renewal.cancelTasks();
         LeaseLostException exception = new LeaseLostException(lockName, token, reason, detail, cause);
-        List<LeaseLostListener> toTell;
-        synchronized (listenerGuard) {
-            loss = exception;
-            toTell = new ArrayList<>(listeners);
-            listeners.clear();
-        }
+        List<LeaseLostListener> toTell = state.recordLoss(exception);
         log.warn("{}", exception.getMessage());
         runtime.leaseLost(this, exception);
-        releaseAsync()
+        releaseAfterLoss()
                 .whenComplete((ignored, failure) -> runtime.notify(() -> {
                     for (LeaseLostListener listener : toTell) {
-                        tell(listener, exception);
+                        LeaseState.tell(listener, this, exception);
                     }
                 }));
-    }
-
-    private void tell(LeaseLostListener listener, LeaseLostException exception) {
-        try {
-            listener.leaseLost(this, exception);
-        } catch (RuntimeException e) {
-            log.error("Lease-lost listener for lock '{}' threw", lockName, e);
-        }
-    }
-
-    /** The release on {@link #close()}: on the caller's thread, after any call in flight. */
-    private void releaseOnBackend() {
-        CompletableFuture<Void> mine = new CompletableFuture<>();
-        CompletableFuture<?> previous;
-        synchronized (calls) {
-            if (releasedOnBackend) {
-                previous = lastCall;
-                mine = null;
-            } else {
-                releasedOnBackend = true;
-                previous = lastCall;
-                lastCall = mine;
-            }
-        }
-        cancelTasks();
-        if (mine == null) {
-            awaitQuietly(previous); // a release already runs (that of a loss): close() returns after it
-            return;
-        }
-        try {
-            awaitQuietly(previous);
-            doRelease();
-        } catch (RuntimeException e) {
-            logReleaseFailure(e);
-        } finally {
-            runtime.unregister(this);
-            mine.complete(null);
-        }
     }
 
     /**
      * The release after a loss: chained after any call in flight, never blocking the calling
      * (scheduler) thread. The future completes when the release did, however it ended.
      */
-    private CompletableFuture<Void> releaseAsync() {
-        CompletableFuture<Void> released;
-        synchronized (calls) {
-            if (releasedOnBackend) {
-                return lastCall.handle((ignored, failure) -> null);
+    private CompletableFuture<Void> releaseAfterLoss() {
+        CompletableFuture<Void> released = calls.releaseAsync(this::doReleaseAsync, failure -> {
+            if (failure != null) {
+                logReleaseFailure(failure);
             }
-            releasedOnBackend = true;
-            released = lastCall.handle((ignored, failure) -> null)
-                    .thenCompose(ignored -> doReleaseAsync())
-                    .handle((ignored, failure) -> {
-                        if (failure != null) {
-                            logReleaseFailure(failure);
-                        }
-                        runtime.unregister(this);
-                        return null;
-                    });
-            lastCall = released;
-        }
-        cancelTasks();
+            runtime.unregister(this);
+        });
+        renewal.cancelTasks();
         return released;
     }
 
@@ -471,206 +345,9 @@ public abstract class AbstractLease implements Lease {
                 cause.toString());
     }
 
-    /**
-     * One renewal, on a scheduler thread: starts the extension and returns. The validity the
-     * backend grants is counted from {@code now}, taken before the extension was even queued
-     * behind another call of this lease, so it never runs later than the backend's own.
-     */
-    private void renew() {
-        long now = runtime.clock().nanoTime();
-        if (state.get() != State.HELD || renewalStopped != null) {
-            return;
-        }
-        ensureWatchdog();
-        if (now - validUntilNanos >= 0) {
-            markLost(expiryKind(), expiryReason(), lastRenewalFailure);
-            return;
-        }
-        if (wouldExceedHoldCap(now)) {
-            holdCapReached = true;
-            return;
-        }
-        CompletableFuture<Optional<Duration>> extension;
-        synchronized (calls) {
-            if (releasedOnBackend) {
-                return;
-            }
-            extension = lastCall.handle((ignored, failure) -> null).thenCompose(ignored -> startExtension());
-            lastCall = extension;
-        }
-        extension.whenComplete((validity, failure) -> renewed(now, validity, failure));
-    }
-
-    private CompletableFuture<Optional<Duration>> startExtension() {
-        if (state.get() != State.HELD) {
-            return CompletableFuture.completedFuture(Optional.empty());
-        }
-        try {
-            return doExtendAsync(leaseTime);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    private void renewed(long startNanos, Optional<Duration> validity, Throwable failure) {
-        if (state.get() != State.HELD) {
-            return;
-        }
-        if (failure != null) {
-            RuntimeException e = unwrap(failure);
-            lastRenewalFailure = e;
-            if (!(e instanceof LockException)) {
-                log.warn("Renewal of lock '{}' failed unexpectedly", lockName, e);
-            }
-            long left = validUntilNanos - runtime.clock().nanoTime();
-            log.debug(
-                    "Renewal of lock '{}' failed, {} ms of validity left: {}",
-                    lockName,
-                    left / 1_000_000,
-                    e.toString());
-            if (left > 0) {
-                scheduleRenewal(retryDelayNanos(left));
-            }
-            return;
-        }
-        if (validity.isEmpty()) {
-            markLost(Reason.TAKEN_OVER, "a renewal found the lock no longer held by this lease", null);
-            return;
-        }
-        lastRenewalFailure = null;
-        moveValidity(startNanos + validity.get().toNanos());
-        scheduleRenewal(renewalPeriodNanos());
-        if (state.get() != State.HELD) {
-            cancelTasks(); // closed or lost meanwhile: the task just scheduled must not run
-        }
-    }
-
-    private static RuntimeException unwrap(Throwable failure) {
-        Throwable cause =
-                failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-        return cause instanceof RuntimeException runtimeException
-                ? runtimeException
-                : new IllegalStateException(cause.toString(), cause);
-    }
-
-    /** The delay before retrying a failed renewal; see {@link LeaseRuntime} for the cadence. */
-    private long retryDelayNanos(long validityLeftNanos) {
-        return Math.max(1_000_000L, Math.min(renewalPeriodNanos() / 4, validityLeftNanos / 3));
-    }
-
-    private boolean wouldExceedHoldCap(long now) {
-        Optional<Duration> cap = runtime.maxHoldTime();
-        return cap.isPresent()
-                && now - grantedAtNanos + leaseTime.toNanos() > cap.get().toNanos();
-    }
-
-    private long renewalPeriodNanos() {
-        return Math.max(1_000_000L, leaseTime.toNanos() / 3);
-    }
-
-    /**
-     * Sets the end of validity. An end earlier than the watchdog's next check (an {@link #extend} to
-     * a shorter time, or a renewal back to the lease time after a longer extension) moves the check
-     * to it, so that the loss, its release on the backend and {@code onLost} come when validity ends.
-     */
-    private void moveValidity(long newValidUntilNanos) {
-        validUntilNanos = newValidUntilNanos;
-        boolean earlier;
-        synchronized (tasks) {
-            earlier = watchdogTask != null && watchdogDueNanos - (newValidUntilNanos + WATCHDOG_SLACK_NANOS) > 0;
-        }
-        if (earlier) {
-            scheduleWatchdog();
-        }
-    }
-
-    /** Schedules the next expiry check just after validity ends, replacing any pending one. */
-    private void scheduleWatchdog() {
-        synchronized (tasks) {
-            cancel(watchdogTask);
-            long now = runtime.clock().nanoTime();
-            long delay = Math.max(0, validUntilNanos - now) + WATCHDOG_SLACK_NANOS;
-            watchdogDueNanos = now + delay;
-            watchdogTask = schedule(this::checkExpiry, delay);
-        }
-    }
-
-    /**
-     * Starts the watchdog of an auto-renewing lease if it has not started yet. Such a lease starts
-     * it late, on its first renewal (or {@link #stopRenewal}), which is due before its validity
-     * ends: most leases are closed sooner and never schedule it, one task per grant instead of two.
-     * A grant whose validity ends before its first renewal is due starts it at once ({@link
-     * #activate}), so the loss comes when validity ends, as for every lease.
-     */
-    private void ensureWatchdog() {
-        synchronized (tasks) {
-            if (watchdogTask == null && state.get() == State.HELD) {
-                scheduleWatchdog();
-            }
-        }
-    }
-
-    /** Schedules the next renewal, replacing any pending one, so that one chain of renewals runs. */
-    private void scheduleRenewal(long delayNanos) {
-        synchronized (tasks) {
-            cancel(renewalTask);
-            renewalTask = schedule(this::renew, delayNanos);
-        }
-    }
-
-    private void checkExpiry() {
-        if (state.get() != State.HELD) {
-            return;
-        }
-        if (runtime.clock().nanoTime() - validUntilNanos >= 0) {
-            markLost(expiryKind(), expiryReason(), lastRenewalFailure);
-        } else {
-            scheduleWatchdog();
-        }
-    }
-
-    private Reason expiryKind() {
-        return autoRenew && !holdCapReached && renewalStopped == null ? Reason.RENEWAL_FAILED : Reason.EXPIRED;
-    }
-
-    private String expiryReason() {
-        if (renewalStopped != null) {
-            return "renewal was stopped (" + renewalStopped + "), so the lease ran out";
-        }
-        if (holdCapReached) {
-            return "the hold-time cap of "
-                    + DurationFormat.format(runtime.maxHoldTime().orElseThrow())
-                    + " was reached, so renewal stopped and the lease ran out";
-        }
-        return autoRenew
-                ? "renewals failed until the lease's validity ran out"
-                : "its fixed lease time of " + DurationFormat.format(leaseTime) + " passed";
-    }
-
-    private LeaseTimer.Task schedule(Runnable task, long delayNanos) {
-        try {
-            return runtime.timer().schedule(task, delayNanos);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            return null;
-        }
-    }
-
-    private void cancelTasks() {
-        synchronized (tasks) {
-            cancel(renewalTask);
-            cancel(watchdogTask);
-        }
-    }
-
-    private static void cancel(LeaseTimer.Task task) {
-        if (task != null) {
-            task.cancel();
-        }
-    }
-
     @Override
     public String toString() {
-        return getClass().getSimpleName() + "{lock='" + lockName + "', token=" + token + ", state=" + state.get()
+        return getClass().getSimpleName() + "{lock='" + lockName + "', token=" + token + ", state=" + state.phase()
                 + ", remaining=" + remaining().toMillis() + "ms}";
     }
 }

@@ -43,6 +43,7 @@ class AbstractLeaseTest {
     /** A backend whose extension answers come from a script; it records every call in order. */
     private static final class ScriptedLease extends AbstractLease {
         final ConcurrentLinkedQueue<String> calls = new ConcurrentLinkedQueue<>();
+        final CountDownLatch released = new CountDownLatch(1);
         volatile Supplier<Optional<Duration>> extension;
 
         ScriptedLease(LeaseRuntime runtime, Duration leaseTime, boolean autoRenew, Supplier<Optional<Duration>> ext) {
@@ -69,6 +70,7 @@ class AbstractLeaseTest {
         @Override
         protected void doRelease() {
             calls.add("release");
+            released.countDown();
         }
     }
 
@@ -293,14 +295,30 @@ class AbstractLeaseTest {
         assertThat(renewalEntered.await(5, TimeUnit.SECONDS)).isTrue();
         Thread closer = new Thread(lease::close);
         closer.start();
-        closer.join(200);
-        assertThat(closer.isAlive()).as("close waits for the renewal in flight").isTrue();
+        awaitBlocked(closer);
+        assertThat(lease.calls)
+                .as("close waits for the renewal in flight before it releases")
+                .containsExactly("extend");
         lease.extension = () -> Optional.of(leaseTime);
         finishRenewal.countDown();
         closer.join(5_000);
         assertThat(closer.isAlive()).isFalse();
         awaitQuiet(rt);
         assertThat(lease.calls).containsExactly("extend", "release");
+    }
+
+    /** Waits (30 s at most) until {@code thread} waits for something, as a thread blocked on a call does. */
+    private static void awaitBlocked(Thread thread) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (thread.getState() != Thread.State.WAITING && thread.getState() != Thread.State.TIMED_WAITING) {
+            assertThat(thread.isAlive())
+                    .as("%s still running", thread.getName())
+                    .isTrue();
+            assertThat(System.nanoTime() - deadline)
+                    .as("%s blocked within 30 s", thread.getName())
+                    .isNegative();
+            Thread.onSpinWait();
+        }
     }
 
     @Test
@@ -343,10 +361,7 @@ class AbstractLeaseTest {
         Duration leaseTime = Duration.ofMillis(300);
         ScriptedLease lease = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> Optional.of(leaseTime)));
         lease.markLost("suspended", null);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!lease.calls.contains("release") && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
+        assertThat(lease.released.await(5, TimeUnit.SECONDS)).isTrue();
         List<String> afterRelease = List.copyOf(lease.calls);
         assertThat(afterRelease).as("the loss releases on the backend").endsWith("release");
         awaitQuiet(rt);
@@ -359,9 +374,11 @@ class AbstractLeaseTest {
     private static final class SilentLease extends AbstractLease {
         final CompletableFuture<Optional<Duration>> answer = new CompletableFuture<>();
         final AtomicInteger renewals = new AtomicInteger();
+        private final CountDownLatch renewalStarted;
 
-        SilentLease(LeaseRuntime runtime, Duration leaseTime) {
+        SilentLease(LeaseRuntime runtime, Duration leaseTime, CountDownLatch renewalStarted) {
             super("silent", 1, leaseTime, true, runtime.clock().nanoTime() + leaseTime.toNanos(), runtime);
+            this.renewalStarted = renewalStarted;
         }
 
         @Override
@@ -371,7 +388,9 @@ class AbstractLeaseTest {
 
         @Override
         protected CompletableFuture<Optional<Duration>> doExtendAsync(Duration leaseTime) {
-            renewals.incrementAndGet();
+            if (renewals.incrementAndGet() == 1) {
+                renewalStarted.countDown();
+            }
             return answer;
         }
 
@@ -388,24 +407,26 @@ class AbstractLeaseTest {
     void renewalsThatNeverAnswerHoldUpNoOtherLease() throws Exception {
         LeaseRuntime rt = runtime(LockConfig.builder());
         Duration leaseTime = Duration.ofMillis(300);
+        int silentLeases = 4 * Math.max(2, Runtime.getRuntime().availableProcessors());
+        CountDownLatch silentRenewalsStarted = new CountDownLatch(silentLeases);
         List<SilentLease> silent = new ArrayList<>();
-        for (int i = 0; i < 4 * Math.max(2, Runtime.getRuntime().availableProcessors()); i++) {
-            silent.add(grant(rt, new SilentLease(rt, Duration.ofSeconds(60))));
+        for (int i = 0; i < silentLeases; i++) {
+            silent.add(grant(rt, new SilentLease(rt, Duration.ofSeconds(60), silentRenewalsStarted)));
         }
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(50);
-            while (silent.stream().anyMatch(l -> l.renewals.get() == 0) && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            assertThat(silentRenewalsStarted.await(50, TimeUnit.SECONDS))
+                    .as("every silent lease's first renewal started")
+                    .isTrue();
             assertThat(silent).as("silent leases whose renewal is in flight").allMatch(l -> l.renewals.get() == 1);
             // more renewals now wait for silent nodes than the scheduler has threads
-            ScriptedLease healthy = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> Optional.of(leaseTime)));
-            while (healthy.calls.stream().filter("extend"::equals).count() < 5 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            assertThat(healthy.calls.stream().filter("extend"::equals).count())
+            CountDownLatch fiveRenewals = new CountDownLatch(5);
+            ScriptedLease healthy = grant(rt, new ScriptedLease(rt, leaseTime, true, () -> {
+                fiveRenewals.countDown();
+                return Optional.of(leaseTime);
+            }));
+            assertThat(fiveRenewals.await(50, TimeUnit.SECONDS))
                     .as("renewals of the healthy lease while the others wait for silent nodes")
-                    .isGreaterThanOrEqualTo(5);
+                    .isTrue();
             assertThat(healthy.isValid()).isTrue();
             healthy.close();
         } finally {
