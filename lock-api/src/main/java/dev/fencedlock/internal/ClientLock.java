@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * <p>With a fallback, an acquisition that asks the primary makes one zero-wait attempt first: a
  * primary that cannot answer says so at once (instead of after the whole wait, as Redlock does
  * while it keeps retrying), or is given up when the attempt has not returned after what is left of
- * the wait (at least {@link Failover#PRIMARY_ATTEMPT_FLOOR}); a lease it grants after that is
+ * the wait (at least {@link PrimaryProbe#PRIMARY_ATTEMPT_FLOOR}); a lease it grants after that is
  * released. A primary that answers "taken" gets the rest of the wait itself. When the primary
  * cannot answer, the {@link Failover} decides: the fallback gets the rest of the wait, or the
  * acquisition waits within its wait for the fallback's takeover instant, or it throws {@link
@@ -129,7 +129,7 @@ final class ClientLock implements FencedLock {
         long deadline = start + Math.min(wait.toNanos(), DurationFormat.MAX.toNanos());
         LockUnavailableException primaryFailure = null;
         while (true) {
-            Failover.Route route = failover.route(name);
+            FailoverRules.Route route = failover.route(name);
             if (route.toPrimary()) {
                 asked[0] = primaryName;
                 if (primaryFailure != null && clock.nanoTime() - deadline >= 0) {
@@ -163,7 +163,7 @@ final class ClientLock implements FencedLock {
      * Asks the primary: one zero-wait attempt, then, if the lock was taken, the rest of the wait.
      * Each runs on another thread ({@link BoundedAttempt}) and is given up, as "cannot answer",
      * when it has not returned in time: the first after what is left of the wait (at least {@link
-     * Failover#PRIMARY_ATTEMPT_FLOOR} on the first ask of an acquisition, so that a healthy primary
+     * PrimaryProbe#PRIMARY_ATTEMPT_FLOOR} on the first ask of an acquisition, so that a healthy primary
      * is not given up for a short wait), the rest of the wait after the deadline plus that floor.
      */
     private Optional<Lease> askPrimary(Mode mode, boolean zeroWait, long deadline, boolean firstAsk)
@@ -171,7 +171,7 @@ final class ClientLock implements FencedLock {
         if (mode.leaseTime() != null) {
             failover.noteFixedLease(true, mode.leaseTime());
         }
-        long floor = Failover.PRIMARY_ATTEMPT_FLOOR.toNanos();
+        long floor = PrimaryProbe.PRIMARY_ATTEMPT_FLOOR.toNanos();
         long attemptStart = clock.nanoTime();
         long firstBound = firstAsk ? Math.max(deadline - attemptStart, floor) : deadline - attemptStart;
         try {
@@ -199,7 +199,7 @@ final class ClientLock implements FencedLock {
                     name,
                     "Lock '" + name + "' unavailable: backend " + primaryName + " gave no answer within "
                             + DurationFormat.format(waited) + " (what was left of the wait, at least "
-                            + DurationFormat.format(Failover.PRIMARY_ATTEMPT_FLOOR) + "); the attempt was given up"
+                            + DurationFormat.format(PrimaryProbe.PRIMARY_ATTEMPT_FLOOR) + "); the attempt was given up"
                             + " and anything it grants later is released",
                     null);
         }

@@ -74,7 +74,7 @@ public final class DefaultLockClient implements LockClient {
             return new DefaultLockClient(config, primary, null, listener);
         }
         try {
-            Failover.FallbackLeases fallbackLeases = new Failover.FallbackLeases(listener);
+            FallbackLeases fallbackLeases = new FallbackLeases(listener);
             Backend fallback = connect(
                     fallbackFactory.backend(),
                     config,
@@ -89,7 +89,7 @@ public final class DefaultLockClient implements LockClient {
                             fallbackLeases,
                             listener,
                             config,
-                            Failover.PROBE_INTERVAL,
+                            PrimaryProbe.INTERVAL,
                             MonotonicClock.SYSTEM),
                     listener);
         } catch (RuntimeException e) {

@@ -6,8 +6,8 @@ import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockConfig.FallbackTakeover;
 import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.RecordingListener;
-import dev.fencedlock.internal.Failover.Phase;
-import dev.fencedlock.internal.Failover.Route;
+import dev.fencedlock.internal.FailoverRules.Phase;
+import dev.fencedlock.internal.FailoverRules.Route;
 import dev.fencedlock.internal.config.AcmeProviderFactory;
 import dev.fencedlock.internal.local.LocalProviderFactory;
 import dev.fencedlock.spi.LeaseRuntime;
@@ -43,7 +43,7 @@ class FailoverTest {
 
     private Failover failover(FallbackTakeover takeover, Duration leaseTime) {
         LockConfig config = FallbackTest.acmeWithLocalFallback(takeover, leaseTime);
-        Failover.FallbackLeases fallbackLeases = new Failover.FallbackLeases(events);
+        FallbackLeases fallbackLeases = new FallbackLeases(events);
         Backend primary = backend("acme", config, events, new AcmeProviderFactory());
         Backend fallback = backend("local", config, fallbackLeases, new LocalProviderFactory());
         Failover failover = new Failover(primary, fallback, fallbackLeases, events, config, PROBE, clock);

@@ -84,7 +84,7 @@ class FallbackTest {
             Lease lease = client.lock("wait-in-" + System.nanoTime()).acquire(Duration.ofSeconds(3));
             Duration took = Duration.ofNanos(System.nanoTime() - start);
             assertThat(lease.backend()).isEqualTo("local");
-            assertThat(took).isBetween(leaseTime, Duration.ofSeconds(3).plus(Failover.PRIMARY_ATTEMPT_FLOOR));
+            assertThat(took).isBetween(leaseTime, Duration.ofSeconds(3).plus(PrimaryProbe.PRIMARY_ATTEMPT_FLOOR));
             lease.close();
         }
     }
