@@ -61,64 +61,23 @@ import java.util.TreeMap;
  * IllegalArgumentException} naming the key and the value; no bad value is ever replaced by a
  * default.
  *
- * <h2>The fallback, and when not to use it</h2>
+ * <h2>The fallback</h2>
  *
- * <p>With {@code fencedlock.fallback=zookeeper} (any backend name other than {@code
- * fencedlock.backend}, configured with its own keys), an acquisition that the primary backend
- * cannot answer ({@link LockUnavailableException}) moves the client to the fallback, and {@link
- * Lease#backend()} names the backend that granted a lease. A background probe asks the primary
- * about once a second (its {@link dev.fencedlock.spi.LockProvider#status}, then, unless that says
- * {@code DOWN}, one zero-wait acquisition at {@code fencedlock.lease-time}); when it answers,
- * acquisitions return to it. Every switch is logged and reported to {@link
- * LockEventListener#backendSwitched}.
+ * <p>{@code fencedlock.fallback} names a second backend, configured with its own keys, that grants
+ * leases while the primary cannot answer ({@link LockUnavailableException}, or no answer within
+ * what is left of the wait, at least 1 s); a probe asks the primary about once a second and
+ * acquisitions return to it when it answers. {@link Lease#backend()} names the backend that granted
+ * a lease; every switch is logged and reported to {@link LockEventListener#backendSwitched}.
  *
- * <p>The two backends do not know of each other, so the client keeps them apart in time ({@code
- * fencedlock.fallback-takeover=wait-out}, the default):
- *
- * <ul>
- *   <li><b>Takeover.</b> The fallback grants nothing until {@code W(primary)} has passed since this
- *       client first saw the primary fail (an acquisition got {@link LockUnavailableException}, or
- *       no answer within what was left of its wait, at least 1 s), where {@code W(b)}, the longest
- *       time a lease of backend {@code b} may still be valid, is {@link
- *       dev.fencedlock.spi.LockProvider#longestOutstandingLease()} where the backend knows it, else
- *       this client's figure: the larger of {@code fencedlock.lease-time} and the longest fixed
- *       lease this client has asked of {@code b}. Until then an acquisition
- *       waits for that instant if its wait reaches it, else throws {@link LockUnavailableException}
- *       saying since when the primary is down and when the fallback takes over.
- *   <li><b>Switch back.</b> When the probe hears the primary again, the fallback's leases stop
- *       renewing (they run out at their current validity, and {@link Lease#onLost} fires then), and
- *       the primary grants nothing until {@code W(fallback)} (here the larger of the backend's
- *       figure and this client's, as the fallback still answers and its leases run to the end of
- *       their lease time) plus one probe interval has passed. An
- *       acquisition in between waits or throws as above. If the primary answers again at least a
- *       probe interval before any client could have taken over (counted from this client's last
- *       answer from the primary), nothing was granted by the fallback and the client returns at
- *       once.
- * </ul>
- *
- * <p>So no two leases of one name, one from each backend, are valid at once, provided every client
- * sees the primary's outage (an acquisition during it fails on the primary) and its return within
- * one probe interval of each other, clocks run at rates within the backends' drift allowance, and
- * every client's longest fixed lease is covered by {@code W} (use one configuration for all clients
- * of a name). When clients disagree about the primary's health (one reaches it, another does not),
- * or a client that did not acquire during the outage acquires from the primary while another
- * client's fallback lease runs out, two clients <b>hold the same lock at the same time</b>, one on
- * each backend. The price of the rule is availability: acquisitions fail for {@code W(primary)}
- * after an outage starts and for {@code W(fallback)} plus a probe interval after it ends.
- *
- * <p>{@code fencedlock.fallback-takeover=immediate} gives that up: the fallback grants as soon as
- * the primary fails and the primary as soon as it answers again (the fallback's leases still stop
- * renewing). <b>Two holders then overlap</b>: for up to {@code W(primary)} after the takeover and
- * for up to the fallback's lease time after the switch back. <b>Only fenced effects are safe</b>
- * then.
- *
- * <p>In every case what keeps data right when two holders overlap is only the fencing token checked
- * where the data lives (for example {@code fencing-jdbc}'s fence row): tokens of both backends are
- * in one order (see {@link dev.fencedlock.spi.LockProviderFactory}), so the older holder's writes
- * are refused. A fallback is therefore the wrong choice when the lock guards effects that are not
- * fenced (calls to other services, e-mails, files, messages, or writes to a store that does not
- * check the token) and the assumptions above are not yours; with {@code immediate} it is the wrong
- * choice for them in any case.
+ * <p>The overlap bound: with {@code fencedlock.fallback-takeover=wait-out} (the default) each
+ * backend grants a name only once no lease of the other can still be valid, as this client sees
+ * it, and acquisitions wait or are refused in between; two holders of one name, one on each backend, are
+ * valid at once only when clients see the primary's outage or its return more than a probe
+ * interval apart (or one did not acquire during the outage), clocks drift beyond the backends'
+ * allowance, or clients of one name use different lease times. With {@code immediate} two holders
+ * overlap for up to the primary's longest outstanding lease after a takeover and up to the
+ * fallback's lease time after a switch back. Whenever holders overlap only fenced effects are
+ * safe. See docs/guarantees.md for the rules, their assumptions and when not to use a fallback.
  */
 public final class LockConfig {
     public static final String PREFIX = "fencedlock.";
@@ -141,8 +100,7 @@ public final class LockConfig {
 
     /**
      * When a fallback may grant a name the primary may have granted, and the primary a name the
-     * fallback may have granted ({@value LockConfig#FALLBACK_TAKEOVER}); see "The fallback, and when not to
-     * use it" above.
+     * fallback may have granted ({@value LockConfig#FALLBACK_TAKEOVER}); see "The fallback" above.
      */
     public enum FallbackTakeover {
         /**
@@ -396,7 +354,7 @@ public final class LockConfig {
 
         /**
          * Default none. A backend to grant leases while {@link #backend} cannot answer; read "The
-         * fallback, and when not to use it" on {@link LockConfig} first. It must differ from the
+         * fallback" on {@link LockConfig} and docs/guarantees.md first. It must differ from the
          * backend and is configured with its own keys.
          */
         public Builder fallback(String fallback) {
@@ -407,7 +365,7 @@ public final class LockConfig {
         /**
          * Default {@link FallbackTakeover#WAIT_OUT}. {@link FallbackTakeover#IMMEDIATE} lets two
          * holders overlap around every switch between the backends; only fenced effects are safe
-         * then (read "The fallback, and when not to use it" on {@link LockConfig}).
+         * then (read "The fallback" on {@link LockConfig}).
          */
         public Builder fallbackTakeover(FallbackTakeover fallbackTakeover) {
             if (fallbackTakeover == null) {
