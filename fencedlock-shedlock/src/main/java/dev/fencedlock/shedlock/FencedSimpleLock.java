@@ -2,8 +2,8 @@ package dev.fencedlock.shedlock;
 
 import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
+import dev.fencedlock.internal.binding.ThreadLease;
 import dev.fencedlock.shedlock.internal.DelayedRelease;
-import dev.fencedlock.spi.ThreadLease;
 import java.time.Duration;
 import java.util.Optional;
 import net.javacrumbs.shedlock.core.AbstractSimpleLock;

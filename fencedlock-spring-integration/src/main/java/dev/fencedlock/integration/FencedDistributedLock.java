@@ -3,7 +3,7 @@ package dev.fencedlock.integration;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
-import dev.fencedlock.spi.ThreadLease;
+import dev.fencedlock.internal.binding.ThreadLease;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
 import java.util.Optional;

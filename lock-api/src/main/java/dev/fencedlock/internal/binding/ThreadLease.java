@@ -1,4 +1,4 @@
-package dev.fencedlock.spi;
+package dev.fencedlock.internal.binding;
 
 import dev.fencedlock.Lease;
 import java.util.List;
@@ -18,6 +18,9 @@ import org.slf4j.LoggerFactory;
  * per thread): closed from another thread it logs a warning and leaves the binding, which then
  * fences that thread's later transactions with a lease that no longer holds, so they are refused
  * rather than written unfenced. Thread-safe.
+ *
+ * <p>Not API: shared only with the friend modules fencedlock-shedlock, fencedlock-spring-integration
+ * and fencedlock-spring-boot-starter.
  */
 public final class ThreadLease implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ThreadLease.class);

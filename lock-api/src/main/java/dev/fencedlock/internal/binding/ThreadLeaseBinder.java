@@ -1,4 +1,4 @@
-package dev.fencedlock.spi;
+package dev.fencedlock.internal.binding;
 
 import dev.fencedlock.Lease;
 
@@ -8,6 +8,9 @@ import dev.fencedlock.Lease;
  * {@link ThreadLease#bind}; integrations whose lock is taken and released by calls of their own
  * (ShedLock's provider, Spring Integration's registry) bind through that, so they need no compile
  * time dependency on the framework. Implementations must be thread-safe.
+ *
+ * <p>Not API: implemented by the fencedlock Spring Boot starter, registered in {@code
+ * META-INF/services/dev.fencedlock.internal.binding.ThreadLeaseBinder}.
  */
 public interface ThreadLeaseBinder {
 

@@ -1,4 +1,4 @@
-package dev.fencedlock.spi;
+package dev.fencedlock.internal.binding;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
