@@ -1,9 +1,9 @@
 package dev.fencedlock;
 
 import dev.fencedlock.internal.config.ConfigSources;
-import dev.fencedlock.internal.config.DurationFormat;
 import dev.fencedlock.internal.config.ProviderRegistry;
 import dev.fencedlock.spi.BackendSettings;
+import dev.fencedlock.spi.DurationFormat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

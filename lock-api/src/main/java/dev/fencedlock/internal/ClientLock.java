@@ -6,7 +6,7 @@ import dev.fencedlock.LockEventListener;
 import dev.fencedlock.LockEventListener.AcquireOutcome;
 import dev.fencedlock.LockTimeoutException;
 import dev.fencedlock.LockUnavailableException;
-import dev.fencedlock.internal.config.DurationFormat;
+import dev.fencedlock.spi.DurationFormat;
 import dev.fencedlock.spi.MonotonicClock;
 import java.time.Duration;
 import java.util.Optional;

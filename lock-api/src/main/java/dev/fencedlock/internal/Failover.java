@@ -7,7 +7,7 @@ import dev.fencedlock.LockException;
 import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.internal.FailoverRules.Phase;
 import dev.fencedlock.internal.FailoverRules.Route;
-import dev.fencedlock.internal.config.DurationFormat;
+import dev.fencedlock.spi.DurationFormat;
 import dev.fencedlock.spi.MonotonicClock;
 import java.time.Duration;
 import java.time.Instant;

@@ -4,7 +4,6 @@ import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockException;
 import dev.fencedlock.LockTimeoutException;
-import dev.fencedlock.internal.config.DurationFormat;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

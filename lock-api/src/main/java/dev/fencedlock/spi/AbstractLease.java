@@ -4,7 +4,6 @@ import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LeaseLostException.Reason;
 import dev.fencedlock.LeaseLostListener;
-import dev.fencedlock.internal.config.DurationFormat;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

@@ -1,7 +1,5 @@
 package dev.fencedlock.spi;
 
-import dev.fencedlock.internal.config.DurationFormat;
-import dev.fencedlock.internal.config.Masking;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -41,6 +39,23 @@ public final class BackendSettings {
             }
         }
         return new BackendSettings(backend, values);
+    }
+
+    /**
+     * {@code value} with the password of every URI in it replaced by {@code ****}, for messages
+     * and {@code toString()}: a comma-separated list of URIs, or any text. Everything between a
+     * URI's scheme and the last {@code @} of its entry counts as credentials, also where the URI is
+     * malformed (a password with an unencoded {@code /}, {@code @} or {@code #}), and only the user
+     * name before its first {@code :} is kept. When in doubt it masks too much, never too little.
+     * Null for null.
+     */
+    public static String maskCredentials(String value) {
+        return Masking.maskUriCredentials(value);
+    }
+
+    /** As {@link #maskCredentials}, for a single URI, which may contain commas. */
+    public static String maskUri(String uri) {
+        return Masking.maskUri(uri);
     }
 
     /** The prefix of every key of {@code backend}: {@code fencedlock.<backend>.}. */

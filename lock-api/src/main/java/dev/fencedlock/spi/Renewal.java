@@ -3,7 +3,6 @@ package dev.fencedlock.spi;
 import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LeaseLostException.Reason;
 import dev.fencedlock.LockException;
-import dev.fencedlock.internal.config.DurationFormat;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

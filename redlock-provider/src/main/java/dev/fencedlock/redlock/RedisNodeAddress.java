@@ -1,6 +1,6 @@
 package dev.fencedlock.redlock;
 
-import dev.fencedlock.internal.config.Masking;
+import dev.fencedlock.spi.BackendSettings;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
@@ -106,7 +106,7 @@ public final class RedisNodeAddress {
      * {@code :} of it is kept. When in doubt it masks too much, never too little.
      */
     public static String mask(String uri) {
-        return Masking.maskUri(uri);
+        return BackendSettings.maskUri(uri);
     }
 
     public String host() {

@@ -1,8 +1,7 @@
 package dev.fencedlock.redlock;
 
-import dev.fencedlock.internal.config.DurationFormat;
-import dev.fencedlock.internal.config.Masking;
 import dev.fencedlock.spi.BackendSettings;
+import dev.fencedlock.spi.DurationFormat;
 import java.net.InetAddress;
 import java.net.URLEncoder;
 import java.net.UnknownHostException;
@@ -147,7 +146,7 @@ public final class RedlockSettings {
 
         @Override
         public String toString() {
-            return "Sentinel{master=" + master + ", sentinels=" + Masking.maskUriCredentials(sentinels.toString())
+            return "Sentinel{master=" + master + ", sentinels=" + BackendSettings.maskCredentials(sentinels.toString())
                     + ", masterUser=" + masterUser + ", masterPassword=" + (masterPassword == null ? "none" : "****")
                     + "}";
         }
@@ -325,7 +324,7 @@ public final class RedlockSettings {
         }
         if (master.isEmpty() && !sentinels.isEmpty()) {
             throw new IllegalArgumentException(SENTINEL_NODES + " is set to '"
-                    + Masking.maskUriCredentials(String.join(",", sentinels)) + "' but " + SENTINEL_MASTER
+                    + BackendSettings.maskCredentials(String.join(",", sentinels)) + "' but " + SENTINEL_MASTER
                     + " is not: name the master the Sentinels monitor");
         }
         RedlockSettings read = from(settings);
@@ -504,13 +503,13 @@ public final class RedlockSettings {
 
     @Override
     public String toString() {
-        return "RedlockSettings{nodes=" + Masking.maskUriCredentials(nodes.toString()) + ", nodeTimeout="
+        return "RedlockSettings{nodes=" + BackendSettings.maskCredentials(nodes.toString()) + ", nodeTimeout="
                 + nodeTimeout + ", driftFactor=" + driftFactor + ", retryDelay=" + retryDelay
                 + ", restartQuarantine=" + restartQuarantine + ", persistentNodes=" + persistentNodes + ", keyPrefix="
                 + keys.prefix() + (sentinel == null ? "" : ", sentinel=" + sentinel)
                 + (clusterNodes.isEmpty()
                         ? ""
-                        : ", clusterNodes=" + Masking.maskUriCredentials(clusterNodes.toString()))
+                        : ", clusterNodes=" + BackendSettings.maskCredentials(clusterNodes.toString()))
                 + ", waitReplicas=" + waitReplicas
                 + ", waitReplicasTimeout=" + waitReplicasTimeout + "}";
     }

@@ -53,7 +53,7 @@ public final class AcmeProviderFactory implements LockProviderFactory {
         settings.get(URL).ifPresent(url -> {
             if (!url.startsWith("acme://")) {
                 throw new IllegalArgumentException(
-                        URL + " must start with acme://, got '" + Masking.maskUri(url) + "'");
+                        URL + " must start with acme://, got '" + BackendSettings.maskUri(url) + "'");
             }
         });
     }

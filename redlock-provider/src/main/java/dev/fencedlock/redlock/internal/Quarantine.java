@@ -1,8 +1,8 @@
 package dev.fencedlock.redlock.internal;
 
 import dev.fencedlock.LockConfig;
-import dev.fencedlock.internal.config.DurationFormat;
 import dev.fencedlock.redlock.RedlockSettings;
+import dev.fencedlock.spi.DurationFormat;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 

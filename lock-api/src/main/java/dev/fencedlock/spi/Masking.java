@@ -1,11 +1,11 @@
-package dev.fencedlock.internal.config;
+package dev.fencedlock.spi;
 
 import java.util.Locale;
 import java.util.Map;
 import java.util.StringJoiner;
 
 /** Keeps credentials out of messages and {@code toString()} output. */
-public final class Masking {
+final class Masking {
     private Masking() {}
 
     /**
@@ -15,7 +15,7 @@ public final class Masking {
      * only the user name before its first {@code :} is kept. When in doubt it masks too much, never
      * too little.
      */
-    public static String maskUriCredentials(String value) {
+    static String maskUriCredentials(String value) {
         if (value == null) {
             return null;
         }
@@ -27,7 +27,7 @@ public final class Masking {
     }
 
     /** {@link #maskUriCredentials} for a single URI, which may contain commas. */
-    public static String maskUri(String uri) {
+    static String maskUri(String uri) {
         int schemeEnd = uri.indexOf("://");
         int credentialsStart = schemeEnd < 0 ? 0 : schemeEnd + 3;
         int lastAt = uri.lastIndexOf('@');
@@ -44,7 +44,7 @@ public final class Masking {
      * {@code {key=value, ...}} with URI credentials masked, and the whole value masked for keys
      * whose name mentions a password or secret.
      */
-    public static String describe(Map<String, String> values) {
+    static String describe(Map<String, String> values) {
         StringJoiner text = new StringJoiner(", ", "{", "}");
         values.forEach((key, value) -> text.add(key + "=" + maskValue(key, value)));
         return text.toString();

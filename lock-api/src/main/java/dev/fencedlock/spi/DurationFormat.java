@@ -1,4 +1,4 @@
-package dev.fencedlock.internal.config;
+package dev.fencedlock.spi;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -6,7 +6,12 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Parses configuration durations such as {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h}. */
+/**
+ * Durations as configuration writes them ({@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h},
+ * {@code 1d} or ISO-8601), read and written the same way by every backend, so that a backend's
+ * settings and messages look like the common ones. Every parse error is an {@link
+ * IllegalArgumentException} naming the key and the value. Stateless.
+ */
 public final class DurationFormat {
     private static final Pattern SIMPLE = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)");
 
