@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
-import dev.fencedlock.internal.local.LocalLockTable;
 import dev.fencedlock.jpa.StaleFencingTokenException.Reason;
 import dev.fencedlock.testkit.db.TestDatabase;
+import dev.fencedlock.testkit.local.LocalLockFaults;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.OptimisticLockException;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * Every write path of a fenced entity, with and without a lease bound, asserting that it is fenced
  * or refused, and the refusals of the fence guard, on a real database with real leases of the
- * in-process {@code local} backend. A lock is broken with {@link LocalLockTable#forceRelease}, so
+ * in-process {@code local} backend. A lock is broken with {@link LocalLockFaults#loseLease}, so
  * that two holders are valid at once; a lease expires when the test moves the leases' clock
  * ({@link TestLocks#expire}), never by waiting.
  */
@@ -73,7 +73,7 @@ abstract class AbstractFencedWriteIT {
         long id = newItem(10);
         FencedLock lock = newLock();
         try (Lease older = lock.acquire(WAIT, LONG_LEASE)) {
-            LocalLockTable.SHARED.forceRelease(lock.name());
+            LocalLockFaults.loseLease(lock.name());
             long newer = Fencing.inTransaction(lock, WAIT, emf, em -> {
                 em.find(Item.class, id).take(1);
                 return Fencing.currentLease().orElseThrow().token();
@@ -110,7 +110,7 @@ abstract class AbstractFencedWriteIT {
         FencedLock lock = newLock();
         long id = ids.incrementAndGet();
         try (Lease older = lock.acquire(WAIT, LONG_LEASE)) {
-            LocalLockTable.SHARED.forceRelease(lock.name());
+            LocalLockFaults.loseLease(lock.name());
             Fencing.inTransaction(lock, WAIT, emf, em -> em.find(Item.class, newItem(1)));
 
             Throwable failure = catchThrowable(() -> inLeaseDo(older, em -> em.persist(new Item(id, "stale", 5))));

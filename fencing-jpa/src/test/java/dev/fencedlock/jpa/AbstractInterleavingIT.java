@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
-import dev.fencedlock.internal.local.LocalLockTable;
 import dev.fencedlock.testkit.db.TestDatabase;
+import dev.fencedlock.testkit.local.LocalLockFaults;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.SQLFeatureNotSupportedException;
@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Two fenced read-modify-write transactions on one row, in every interleaving of their steps
  * (read, write and flush, commit), at every isolation level of interest: either two overlapping
- * holders of one lock (the lock broken with {@link LocalLockTable#forceRelease}, so both leases are
+ * holders of one lock (the lock broken with {@link LocalLockFaults#loseLease}, so both leases are
  * valid), or two transactions under one lease. Invariants: no lost update (the quantity drops by
  * exactly the number of commits, and no two commits wrote from the same read), at least one
  * commits, and the older token never commits after the newer one's transaction began.
@@ -156,7 +156,7 @@ abstract class AbstractInterleavingIT {
         Lease older = lock.acquire(Duration.ofSeconds(10), LEASE);
         Lease newer = older;
         if (holders == Holders.OVERLAPPING) {
-            LocalLockTable.SHARED.forceRelease(lock.name());
+            LocalLockFaults.loseLease(lock.name());
             newer = lock.acquire(Duration.ofSeconds(10), LEASE);
             assertThat(older.isValid()).isTrue();
         }

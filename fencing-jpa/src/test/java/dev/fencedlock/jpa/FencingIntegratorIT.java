@@ -7,7 +7,7 @@ import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
-import dev.fencedlock.internal.local.LocalLockTable;
+import dev.fencedlock.testkit.local.LocalLockFaults;
 import jakarta.persistence.Entity;
 import jakarta.persistence.EntityListeners;
 import jakarta.persistence.EntityManager;
@@ -186,7 +186,7 @@ class FencingIntegratorIT {
             FencedLock lock = client.lock(UUID.randomUUID().toString());
             Duration wait = Duration.ofSeconds(5);
             try (Lease stale = lock.acquire(wait)) {
-                LocalLockTable.SHARED.forceRelease(lock.name());
+                LocalLockFaults.loseLease(lock.name());
                 long newer = Fencing.inTransaction(lock, wait, emf, em -> {
                     em.persist(new SingleTableChild());
                     return Fencing.currentLease().orElseThrow().token();

@@ -10,10 +10,10 @@ import ch.qos.logback.core.read.ListAppender;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
-import dev.fencedlock.internal.local.LocalLockTable;
 import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.jdbc.FencedTables;
 import dev.fencedlock.testkit.db.TestDatabase;
+import dev.fencedlock.testkit.local.LocalLockFaults;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.lang.reflect.InvocationHandler;
@@ -139,7 +139,7 @@ class PooledConnectionAfterFencedTransactionIT {
         Fixture f = fixture(kind);
         FencedLock lock = newLock();
         try (Lease older = lock.acquire(WAIT, LEASE)) {
-            LocalLockTable.SHARED.forceRelease(lock.name());
+            LocalLockFaults.loseLease(lock.name());
             Fencing.inTransaction(lock, WAIT, f.emf, em -> {
                 em.find(Item.class, 3L).take(1);
                 return null;

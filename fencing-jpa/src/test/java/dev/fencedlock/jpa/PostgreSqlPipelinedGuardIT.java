@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
-import dev.fencedlock.internal.local.LocalLockTable;
 import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.jdbc.FenceRowBusyException;
 import dev.fencedlock.jdbc.StaleTokenException;
 import dev.fencedlock.jpa.StaleFencingTokenException.Reason;
 import dev.fencedlock.testkit.db.PostgresRoundTrips;
 import dev.fencedlock.testkit.db.TestDatabase;
+import dev.fencedlock.testkit.local.LocalLockFaults;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.LockTimeoutException;
@@ -304,7 +304,7 @@ class PostgreSqlPipelinedGuardIT {
 
     /** Breaks {@code lock} and lets a newer holder register its token; returns that token. */
     private long registerNewerHolder(FencedLock lock) throws Exception {
-        LocalLockTable.SHARED.forceRelease(lock.name());
+        LocalLockFaults.loseLease(lock.name());
         return Fencing.inTransaction(lock, WAIT, emf, em -> {
             em.find(Item.class, newItem());
             return Fencing.currentLease().orElseThrow().token();

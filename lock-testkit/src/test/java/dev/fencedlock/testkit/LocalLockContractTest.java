@@ -2,7 +2,7 @@ package dev.fencedlock.testkit;
 
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockConfig;
-import dev.fencedlock.internal.local.LocalLockTable;
+import dev.fencedlock.testkit.local.LocalLockFaults;
 
 /** The in-process {@code local} backend passes the shared contract. */
 class LocalLockContractTest extends LockContractTest {
@@ -14,6 +14,6 @@ class LocalLockContractTest extends LockContractTest {
 
     @Override
     protected void breakLease(Lease lease) {
-        LocalLockTable.SHARED.forceRelease(lease.lockName());
+        LocalLockFaults.loseLease(lease.lockName());
     }
 }

@@ -20,9 +20,9 @@ import java.util.function.Predicate;
  * strictly increasing for every lock name, across every local client of the JVM and whatever the
  * wall clock does (a clock stepped back only makes tokens count up by one). Thread-safe.
  */
-public final class LocalLockTable {
+final class LocalLockTable {
     /** The table every local client of this JVM shares; its tokens read the system wall clock. */
-    public static final LocalLockTable SHARED = new LocalLockTable(System::currentTimeMillis);
+    static final LocalLockTable SHARED = new LocalLockTable(System::currentTimeMillis);
 
     private final Map<String, Slot> slots = new ConcurrentHashMap<>();
     private final AtomicLong tokens = new AtomicLong();
@@ -39,7 +39,7 @@ public final class LocalLockTable {
     }
 
     /** A successful grant: the holder identity to present later, and its token. */
-    public record Grant(Object holder, long token, long expiresAtNanos) {}
+    record Grant(Object holder, long token, long expiresAtNanos) {}
 
     /**
      * Waits until {@code deadlineNanos} for the lock and takes it for {@code leaseNanos}.
@@ -103,7 +103,7 @@ public final class LocalLockTable {
      * Drops whatever grant holds {@code name}, as an operator deleting a lock key would. The holder
      * learns of it at its next renewal or extension. Meant for tests of loss handling.
      */
-    public void forceRelease(String name) {
+    void forceRelease(String name) {
         underLock(name, Slot::free);
     }
 
@@ -127,7 +127,7 @@ public final class LocalLockTable {
      *
      * @return whether a grant held the lock
      */
-    public boolean forceExpire(String name) {
+    boolean forceExpire(String name) {
         Runnable[] tell = new Runnable[1];
         boolean held = underLock(name, slot -> {
             if (slot.holder == null) {
@@ -165,7 +165,7 @@ public final class LocalLockTable {
      * @throws IllegalArgumentException if {@code count} is not positive, or so large that no token
      *     would be left above the skipped ones
      */
-    public long skipTokens(long count) {
+    long skipTokens(long count) {
         if (count <= 0) {
             throw new IllegalArgumentException("count must be positive, got " + count);
         }

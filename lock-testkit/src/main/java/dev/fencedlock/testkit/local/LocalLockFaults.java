@@ -1,7 +1,7 @@
 package dev.fencedlock.testkit.local;
 
 import dev.fencedlock.LockNames;
-import dev.fencedlock.internal.local.LocalLockTable;
+import dev.fencedlock.internal.local.LocalProviderFactory;
 
 /**
  * Faults a test forces on the in-process {@code local} backend ({@code fencedlock.backend=local}),
@@ -34,7 +34,7 @@ public final class LocalLockFaults {
      * @throws IllegalArgumentException if {@code lockName} is not a valid lock name
      */
     public static void loseLease(String lockName) {
-        LocalLockTable.SHARED.forceRelease(LockNames.requireValid(lockName));
+        LocalProviderFactory.forceRelease(LockNames.requireValid(lockName));
     }
 
     /**
@@ -45,7 +45,7 @@ public final class LocalLockFaults {
      * @throws IllegalArgumentException if {@code lockName} is not a valid lock name
      */
     public static boolean expireLease(String lockName) {
-        return LocalLockTable.SHARED.forceExpire(LockNames.requireValid(lockName));
+        return LocalProviderFactory.forceExpire(LockNames.requireValid(lockName));
     }
 
     /**
@@ -60,6 +60,6 @@ public final class LocalLockFaults {
         if (by <= 0) {
             throw new IllegalArgumentException("by must be positive, got " + by);
         }
-        return LocalLockTable.SHARED.skipTokens(by);
+        return LocalProviderFactory.skipTokens(by);
     }
 }
