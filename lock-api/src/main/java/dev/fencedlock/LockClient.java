@@ -1,6 +1,6 @@
 package dev.fencedlock;
 
-import dev.fencedlock.internal.DefaultLockClient;
+import dev.fencedlock.spi.LockClients;
 import java.util.List;
 
 /**
@@ -33,7 +33,7 @@ public interface LockClient extends AutoCloseable {
      *     configuration (a missing required key, such as the fallback's own)
      */
     static LockClient create(LockConfig config) {
-        return DefaultLockClient.open(config);
+        return LockClients.create(config);
     }
 
     /**
@@ -44,7 +44,7 @@ public interface LockClient extends AutoCloseable {
      *     fencedlock.fallback} or a fallback whose provider rejects its settings
      */
     static LockClient create(LockConfig config, LockEventListener listener) {
-        return DefaultLockClient.open(config, listener);
+        return LockClients.create(config, listener);
     }
 
     /**

@@ -1,7 +1,5 @@
 package dev.fencedlock;
 
-import dev.fencedlock.internal.config.ConfigSources;
-import dev.fencedlock.internal.config.ProviderRegistry;
 import dev.fencedlock.spi.BackendSettings;
 import dev.fencedlock.spi.DurationFormat;
 import java.time.Duration;
@@ -203,8 +201,20 @@ public final class LockConfig {
      *     matches no key but resembles one
      */
     public static LockConfig fromEnvironment() {
-        return fromMap(ConfigSources.merge(
-                System.getProperties(), System.getenv(), Thread.currentThread().getContextClassLoader(), keys()));
+        return fromEnvironment(
+                System.getProperties(), System.getenv(), Thread.currentThread().getContextClassLoader());
+    }
+
+    /**
+     * As {@link #fromEnvironment()}, from the given sources instead of this process's: for
+     * frameworks and tests that supply their own.
+     *
+     * @param classLoader where {@code fencedlock.properties} is looked up
+     * @throws IllegalArgumentException as {@link #fromEnvironment()}
+     */
+    public static LockConfig fromEnvironment(
+            Properties systemProperties, Map<String, String> environment, ClassLoader classLoader) {
+        return fromMap(ConfigSources.merge(systemProperties, environment, classLoader, keys()));
     }
 
     /**

@@ -3,7 +3,7 @@ package dev.fencedlock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.fencedlock.internal.config.AcmeProviderFactory;
+import dev.fencedlock.spi.AcmeProviderFactory;
 import java.io.StringReader;
 import java.time.Duration;
 import java.util.List;

@@ -1,6 +1,9 @@
 package dev.fencedlock.spi;
 
 import dev.fencedlock.LockConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
 import java.util.Set;
 
 /**
@@ -78,4 +81,20 @@ public interface LockProviderFactory {
      *     message names the key
      */
     LockProvider create(LockConfig config, LeaseRuntime runtime);
+
+    /**
+     * The factories on the classpath, found with {@link ServiceLoader} through the context class
+     * loader, or through the class loader of {@code lock-api} when the context class loader finds
+     * none, in the order {@link ServiceLoader} finds them. Empty when there are none.
+     */
+    static List<LockProviderFactory> installed() {
+        List<LockProviderFactory> result = new ArrayList<>();
+        ClassLoader context = Thread.currentThread().getContextClassLoader();
+        ServiceLoader.load(LockProviderFactory.class, context).forEach(result::add);
+        if (result.isEmpty() && context != LockProviderFactory.class.getClassLoader()) {
+            ServiceLoader.load(LockProviderFactory.class, LockProviderFactory.class.getClassLoader())
+                    .forEach(result::add);
+        }
+        return result;
+    }
 }

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
-import dev.fencedlock.internal.config.ConfigSources;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -189,17 +188,15 @@ class RedlockSettingsTest {
 
     @Test
     void theEnvironmentCarriesTheBackendsKeys() {
-        LockConfig config = LockConfig.fromMap(ConfigSources.merge(
+        LockConfig config = LockConfig.fromEnvironment(
                 new Properties(),
                 Map.of("FENCEDLOCK_BACKEND", "redlock", "FENCEDLOCK_REDLOCK_NODE_TIMEOUT", "80ms"),
-                getClass().getClassLoader(),
-                LockConfig.keys()));
+                getClass().getClassLoader());
         assertThat(redlock(config).nodeTimeout()).isEqualTo(Duration.ofMillis(80));
-        assertThatThrownBy(() -> ConfigSources.merge(
+        assertThatThrownBy(() -> LockConfig.fromEnvironment(
                         new Properties(),
                         Map.of("FENCEDLOCK_REDLOCK_NODE_TIMOUT", "80ms"),
-                        getClass().getClassLoader(),
-                        LockConfig.keys()))
+                        getClass().getClassLoader()))
                 .hasMessageContaining("FENCEDLOCK_REDLOCK_NODE_TIMOUT");
     }
 

@@ -1,9 +1,9 @@
-package dev.fencedlock.internal.config;
+package dev.fencedlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.fencedlock.LockConfig;
+import dev.fencedlock.spi.AcmeProviderFactory;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;

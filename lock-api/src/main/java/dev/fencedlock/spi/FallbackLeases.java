@@ -1,10 +1,9 @@
-package dev.fencedlock.internal;
+package dev.fencedlock.spi;
 
 import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockEventListener;
 import dev.fencedlock.LockException;
-import dev.fencedlock.spi.AbstractLease;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,4 +1,4 @@
-package dev.fencedlock.internal;
+package dev.fencedlock.spi;
 
 import dev.fencedlock.BackendStatus;
 import dev.fencedlock.FencedLock;
@@ -6,23 +6,19 @@ import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockEventListener;
 import dev.fencedlock.LockNames;
-import dev.fencedlock.internal.config.ProviderRegistry;
-import dev.fencedlock.spi.LeaseRuntime;
-import dev.fencedlock.spi.LockProvider;
-import dev.fencedlock.spi.LockProviderFactory;
-import dev.fencedlock.spi.MonotonicClock;
 import java.util.List;
 import java.util.Objects;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 /**
- * The {@link LockClient} behind {@link LockClient#create}: the configured backend (provider plus
- * lease runtime), and the {@code fencedlock.fallback} backend with its {@link Failover} when one is
- * configured.
+ * The {@link LockClient} behind {@link LockClient#create} and {@link LockClients}: the configured
+ * backend (provider plus lease runtime), and the {@code fencedlock.fallback} backend with its
+ * {@link Failover} when one is configured.
  */
-public final class DefaultLockClient implements LockClient {
-    private static final LockEventListener NO_LISTENER = new LockEventListener() {};
+final class DefaultLockClient implements LockClient {
+    static final LockEventListener NO_LISTENER = new LockEventListener() {};
 
     private final LockConfig config;
     private final Backend primary;
@@ -38,20 +34,11 @@ public final class DefaultLockClient implements LockClient {
     }
 
     /** Finds the configured backend's provider and connects it. */
-    public static LockClient open(LockConfig config) {
-        return open(config, NO_LISTENER);
-    }
-
     /** Finds the configured backend's provider and connects it, reporting to {@code listener}. */
-    public static LockClient open(LockConfig config, LockEventListener listener) {
+    static LockClient open(LockConfig config, LockEventListener listener) {
         Objects.requireNonNull(config, "config");
-        LockProviderFactory factory = ProviderRegistry.forBackend(LockConfig.BACKEND, config.backend());
+        LockProviderFactory factory = forBackend(LockConfig.BACKEND, config.backend());
         return open(config, listener, runtime -> factory.create(config, runtime));
-    }
-
-    /** Connects the provider that {@code providerFactory} builds on the new client's runtime. */
-    public static LockClient open(LockConfig config, Function<LeaseRuntime, LockProvider> providerFactory) {
-        return open(config, NO_LISTENER, providerFactory);
     }
 
     /**
@@ -61,13 +48,13 @@ public final class DefaultLockClient implements LockClient {
      * @throws IllegalArgumentException if the fallback is not on the classpath or rejects its
      *     settings; nothing stays connected then
      */
-    public static LockClient open(
+    static LockClient open(
             LockConfig config, LockEventListener listener, Function<LeaseRuntime, LockProvider> providerFactory) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(listener, "listener");
         Objects.requireNonNull(providerFactory, "providerFactory");
         LockProviderFactory fallbackFactory = config.fallback()
-                .map(name -> ProviderRegistry.forBackend(LockConfig.FALLBACK, name))
+                .map(name -> forBackend(LockConfig.FALLBACK, name))
                 .orElse(null);
         Backend primary = connect(config.backend(), config, listener, providerFactory);
         if (fallbackFactory == null) {
@@ -96,6 +83,24 @@ public final class DefaultLockClient implements LockClient {
             primary.close();
             throw e;
         }
+    }
+
+    /**
+     * @param key the key that named the backend ({@code fencedlock.backend} or {@code
+     *     fencedlock.fallback}), for the message
+     * @throws IllegalArgumentException if no provider serves {@code backend}; the message lists the
+     *     backends that are on the classpath
+     */
+    private static LockProviderFactory forBackend(String key, String backend) {
+        TreeSet<String> available = new TreeSet<>();
+        for (LockProviderFactory factory : LockProviderFactory.installed()) {
+            if (factory.backend().equals(backend)) {
+                return factory;
+            }
+            available.add(factory.backend());
+        }
+        throw new IllegalArgumentException("Unknown " + key + " '" + backend + "'; backends on the classpath: "
+                + available + " (add the provider module, e.g. dev.fencedlock:redlock-provider, to use another)");
     }
 
     private static Backend connect(

@@ -1,4 +1,4 @@
-package dev.fencedlock.internal.config;
+package dev.fencedlock.spi;
 
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
@@ -6,10 +6,6 @@ import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.NodeFailure;
 import dev.fencedlock.internal.local.LocalProviderFactory;
-import dev.fencedlock.spi.BackendSettings;
-import dev.fencedlock.spi.LeaseRuntime;
-import dev.fencedlock.spi.LockProvider;
-import dev.fencedlock.spi.LockProviderFactory;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

@@ -1,12 +1,12 @@
-package dev.fencedlock.internal;
+package dev.fencedlock.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencedlock.LockConfig.FallbackTakeover;
 import dev.fencedlock.LockUnavailableException;
-import dev.fencedlock.internal.FailoverRules.Phase;
-import dev.fencedlock.internal.FailoverRules.Return;
-import dev.fencedlock.internal.FailoverRules.Route;
+import dev.fencedlock.spi.FailoverRules.Phase;
+import dev.fencedlock.spi.FailoverRules.Return;
+import dev.fencedlock.spi.FailoverRules.Route;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.fencedlock.internal;
+package dev.fencedlock.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,12 +6,9 @@ import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockConfig.FallbackTakeover;
 import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.RecordingListener;
-import dev.fencedlock.internal.FailoverRules.Phase;
-import dev.fencedlock.internal.FailoverRules.Route;
-import dev.fencedlock.internal.config.AcmeProviderFactory;
 import dev.fencedlock.internal.local.LocalProviderFactory;
-import dev.fencedlock.spi.LeaseRuntime;
-import dev.fencedlock.spi.MonotonicClock;
+import dev.fencedlock.spi.FailoverRules.Phase;
+import dev.fencedlock.spi.FailoverRules.Route;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

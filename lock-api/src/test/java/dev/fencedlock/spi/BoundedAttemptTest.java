@@ -1,4 +1,4 @@
-package dev.fencedlock.internal;
+package dev.fencedlock.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

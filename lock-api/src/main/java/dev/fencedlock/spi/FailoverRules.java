@@ -1,4 +1,4 @@
-package dev.fencedlock.internal;
+package dev.fencedlock.spi;
 
 import dev.fencedlock.LockConfig.FallbackTakeover;
 import dev.fencedlock.LockUnavailableException;

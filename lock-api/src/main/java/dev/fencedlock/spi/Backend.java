@@ -1,8 +1,6 @@
-package dev.fencedlock.internal;
+package dev.fencedlock.spi;
 
 import dev.fencedlock.BackendStatus;
-import dev.fencedlock.spi.LeaseRuntime;
-import dev.fencedlock.spi.LockProvider;
 
 /** One connected backend of a client: its name, its lease runtime and its provider. */
 record Backend(String name, LeaseRuntime runtime, LockProvider provider) {

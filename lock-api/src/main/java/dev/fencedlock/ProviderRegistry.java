@@ -1,26 +1,23 @@
-package dev.fencedlock.internal.config;
+package dev.fencedlock;
 
-import dev.fencedlock.LockConfig;
 import dev.fencedlock.spi.BackendSettings;
 import dev.fencedlock.spi.LockProviderFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.ServiceLoader;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Finds {@link LockProviderFactory} implementations with {@link ServiceLoader}, and routes each
- * backend's configuration keys to the provider that owns them.
+ * Routes each backend's configuration keys to the provider on the classpath ({@link
+ * LockProviderFactory#installed()}) that owns them, for {@link LockConfig}.
  */
-public final class ProviderRegistry {
+final class ProviderRegistry {
     private ProviderRegistry() {}
 
     /** Names of the backends whose providers are on the classpath, sorted. */
-    public static List<String> availableBackends() {
+    static List<String> availableBackends() {
         TreeSet<String> names = new TreeSet<>();
         for (LockProviderFactory factory : factories()) {
             names.add(factory.backend());
@@ -28,21 +25,8 @@ public final class ProviderRegistry {
         return new ArrayList<>(names);
     }
 
-    /**
-     * @param key the key that named the backend ({@code fencedlock.backend} or {@code
-     *     fencedlock.fallback}), for the message
-     * @throws IllegalArgumentException if no provider serves {@code backend}; the message lists the
-     *     backends that are on the classpath
-     */
-    public static LockProviderFactory forBackend(String key, String backend) {
-        return find(backend)
-                .orElseThrow(() -> new IllegalArgumentException("Unknown " + key + " '" + backend
-                        + "'; backends on the classpath: " + availableBackends()
-                        + " (add the provider module, e.g. dev.fencedlock:redlock-provider, to use another)"));
-    }
-
     /** The common keys, then every provider's keys, each group sorted. */
-    public static List<String> knownKeys() {
+    static List<String> knownKeys() {
         List<String> keys = new ArrayList<>(LockConfig.COMMON_KEYS);
         TreeSet<String> providerKeys = new TreeSet<>();
         for (LockProviderFactory factory : factories()) {
@@ -58,7 +42,7 @@ public final class ProviderRegistry {
      * @throws IllegalArgumentException if no provider on the classpath declares the key, or the
      *     provider rejects the value
      */
-    public static void validate(String key, String value) {
+    static void validate(String key, String value) {
         LockProviderFactory factory = owner(key);
         factory.validate(BackendSettings.of(factory.backend(), Map.of(key, value)));
     }
@@ -69,7 +53,7 @@ public final class ProviderRegistry {
      * @return the settings of each backend that has values, by backend name
      * @throws IllegalArgumentException as {@link #validate}
      */
-    public static Map<String, BackendSettings> validateAll(Map<String, String> values) {
+    static Map<String, BackendSettings> validateAll(Map<String, String> values) {
         Map<String, Map<String, String>> grouped = new TreeMap<>();
         Map<String, LockProviderFactory> owners = new LinkedHashMap<>();
         for (Map.Entry<String, String> entry : values.entrySet()) {
@@ -97,28 +81,12 @@ public final class ProviderRegistry {
     }
 
     /** The error for a {@code fencedlock.*} key that nothing declares. */
-    public static IllegalArgumentException unknownKey(String key) {
+    static IllegalArgumentException unknownKey(String key) {
         return new IllegalArgumentException("Unknown configuration key '" + key + "'; known keys are " + knownKeys()
                 + " (backends on the classpath: " + availableBackends() + ")");
     }
 
-    private static Optional<LockProviderFactory> find(String backend) {
-        for (LockProviderFactory factory : factories()) {
-            if (factory.backend().equals(backend)) {
-                return Optional.of(factory);
-            }
-        }
-        return Optional.empty();
-    }
-
     private static List<LockProviderFactory> factories() {
-        List<LockProviderFactory> result = new ArrayList<>();
-        ClassLoader context = Thread.currentThread().getContextClassLoader();
-        ServiceLoader.load(LockProviderFactory.class, context).forEach(result::add);
-        if (result.isEmpty() && context != ProviderRegistry.class.getClassLoader()) {
-            ServiceLoader.load(LockProviderFactory.class, ProviderRegistry.class.getClassLoader())
-                    .forEach(result::add);
-        }
-        return result;
+        return LockProviderFactory.installed();
     }
 }

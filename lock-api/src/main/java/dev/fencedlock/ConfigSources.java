@@ -1,6 +1,5 @@
-package dev.fencedlock.internal.config;
+package dev.fencedlock;
 
-import dev.fencedlock.LockConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -25,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * no key is ignored (logged at INFO), unless it resembles a key ({@link KeyResemblance}), which is
  * taken for a typo and rejected.
  */
-public final class ConfigSources {
-    public static final String RESOURCE = "fencedlock.properties";
+final class ConfigSources {
+    static final String RESOURCE = "fencedlock.properties";
     private static final String ENVIRONMENT_PREFIX = "FENCEDLOCK_";
     private static final Logger LOG = LoggerFactory.getLogger(ConfigSources.class);
 
@@ -38,7 +37,7 @@ public final class ConfigSources {
      * @throws IllegalArgumentException naming a system property or environment variable that is
      *     no key but resembles one of {@code knownKeys}
      */
-    public static Map<String, String> merge(
+    static Map<String, String> merge(
             Properties systemProperties,
             Map<String, String> environment,
             ClassLoader classLoader,
@@ -88,7 +87,7 @@ public final class ConfigSources {
      * @throws IllegalArgumentException when {@code name} resembles one of {@code knownKeys} or uses
      *     the prefix of a backend on the classpath
      */
-    public static void ignoreUnlessMisspelt(String what, String name, Collection<String> knownKeys) {
+    static void ignoreUnlessMisspelt(String what, String name, Collection<String> knownKeys) {
         Optional<String> meant = KeyResemblance.resembled(name, knownKeys, ProviderRegistry.availableBackends());
         if (meant.isPresent()) {
             throw new IllegalArgumentException("The " + what + " matches no configuration key but looks like "

@@ -1,4 +1,4 @@
-package dev.fencedlock.internal;
+package dev.fencedlock.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,7 +10,6 @@ import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockConfig.FallbackTakeover;
 import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.RecordingListener;
-import dev.fencedlock.internal.config.AcmeProviderFactory;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

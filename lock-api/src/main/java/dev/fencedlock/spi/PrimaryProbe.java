@@ -1,9 +1,8 @@
-package dev.fencedlock.internal;
+package dev.fencedlock.spi;
 
 import dev.fencedlock.BackendStatus;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockUnavailableException;
-import dev.fencedlock.spi.MonotonicClock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;

@@ -1,6 +1,5 @@
-package dev.fencedlock.internal.config;
+package dev.fencedlock;
 
-import dev.fencedlock.LockConfig;
 import java.util.Collection;
 import java.util.Optional;
 
@@ -20,7 +19,7 @@ import java.util.Optional;
  *
  * <p>Stateless and thread-safe.
  */
-public final class KeyResemblance {
+final class KeyResemblance {
     static final int MAX_EDITS = 2;
 
     private KeyResemblance() {}
@@ -32,7 +31,7 @@ public final class KeyResemblance {
      * @return the key {@code name} most likely meant, or a description of the backend prefix it
      *     uses; empty when it resembles none, so it is someone else's name
      */
-    public static Optional<String> resembled(String name, Collection<String> knownKeys, Collection<String> backends) {
+    static Optional<String> resembled(String name, Collection<String> knownKeys, Collection<String> backends) {
         String variable = LockConfig.environmentVariable(name);
         String closest = null;
         int closestDistance = MAX_EDITS + 1;

@@ -1,4 +1,4 @@
-package dev.fencedlock.internal;
+package dev.fencedlock.spi;
 
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
@@ -6,8 +6,6 @@ import dev.fencedlock.LockEventListener;
 import dev.fencedlock.LockEventListener.AcquireOutcome;
 import dev.fencedlock.LockTimeoutException;
 import dev.fencedlock.LockUnavailableException;
-import dev.fencedlock.spi.DurationFormat;
-import dev.fencedlock.spi.MonotonicClock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;

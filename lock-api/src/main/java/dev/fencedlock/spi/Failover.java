@@ -1,14 +1,12 @@
-package dev.fencedlock.internal;
+package dev.fencedlock.spi;
 
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockConfig.FallbackTakeover;
 import dev.fencedlock.LockEventListener;
 import dev.fencedlock.LockException;
 import dev.fencedlock.LockUnavailableException;
-import dev.fencedlock.internal.FailoverRules.Phase;
-import dev.fencedlock.internal.FailoverRules.Route;
-import dev.fencedlock.spi.DurationFormat;
-import dev.fencedlock.spi.MonotonicClock;
+import dev.fencedlock.spi.FailoverRules.Phase;
+import dev.fencedlock.spi.FailoverRules.Route;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
