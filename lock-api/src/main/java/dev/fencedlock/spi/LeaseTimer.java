@@ -16,13 +16,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Why not {@code scheduler.schedule} per task: a {@link java.util.concurrent.ScheduledThreadPoolExecutor}
  * wakes one of its threads whenever a new task is due before every task it already holds. A lease
- * that is released soon after its grant (the common case) schedules its watchdog and its renewal
- * and cancels both, so with no older lease pending every grant woke a scheduler thread twice: about
- * as much CPU per acquire-and-release as the acquiring thread's own on a two-core machine (measured:
- * docs/benchmarks.md, issue 30 item 4). Here a new task arms the wake-up only when it is due before
- * the one armed, so a stream of short leases arms it about once per renewal period.
+ * released soon after its grant (the common case) schedules a task and cancels it, so with no older
+ * lease pending every grant would wake a scheduler thread: about as much CPU per acquire-and-release
+ * as the acquiring thread's own on a two-core machine (docs/benchmarks.md). Here a new task arms the
+ * wake-up only when it is due before the one armed, so a stream of short leases arms it about once
+ * per renewal period.
  *
- * <p>The contract is that of {@link ScheduledExecutorService#schedule} as the leases used it: a task
+ * <p>The contract is that of {@link ScheduledExecutorService#schedule}: a task
  * runs on the scheduler no earlier than its delay after {@link #schedule} (on {@link
  * System#nanoTime()}, the scheduler's own clock), tasks due together may run in parallel, and a task
  * cancelled before it started never runs. When the scheduler is shut down, tasks not yet run never
