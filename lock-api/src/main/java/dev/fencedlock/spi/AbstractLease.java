@@ -46,10 +46,10 @@ import org.slf4j.LoggerFactory;
  * future completed), in the order they were asked for; one of the two release operations is
  * called, at most once, and nothing follows it.
  *
- * <p>This class is the lifecycle's facade; the parts it composes can be read one at a time: {@link
- * LeaseState} (held, lost or closed; validity; loss listeners), {@link BackendCalls} (the order of
- * the backend operations), {@link Renewal} (renewal cadence, hold-time cap and expiry) over {@link
- * LeaseTasks} (the renewal and watchdog timer tasks).
+ * <p>This class is the lifecycle's facade over package-private parts that can be read one at a
+ * time: {@code LeaseState} (held, lost or closed; validity; loss listeners), {@code BackendCalls}
+ * (the order of the backend operations), {@code Renewal} (renewal cadence, hold-time cap and
+ * expiry) over {@code LeaseTasks} (the renewal and watchdog timer tasks).
  */
 public abstract class AbstractLease implements Lease {
     private static final Logger log = LoggerFactory.getLogger(AbstractLease.class);

@@ -33,12 +33,7 @@ final class BackendCalls {
             previous = last;
             last = mine;
         }
-        try {
-            awaitQuietly(previous);
-            call.run();
-        } finally {
-            mine.complete(null);
-        }
+        runAfter(previous, mine, call);
         return true;
     }
 
@@ -83,12 +78,7 @@ final class BackendCalls {
             awaitQuietly(previous);
             return false;
         }
-        try {
-            awaitQuietly(previous);
-            release.run();
-        } finally {
-            mine.complete(null);
-        }
+        runAfter(previous, mine, release);
         return true;
     }
 
@@ -114,6 +104,16 @@ final class BackendCalls {
                     });
             last = released;
             return released;
+        }
+    }
+
+    /** Runs {@code call} once {@code previous} has completed, then completes {@code mine}, however it ended. */
+    private static void runAfter(CompletableFuture<?> previous, CompletableFuture<Void> mine, Runnable call) {
+        try {
+            awaitQuietly(previous);
+            call.run();
+        } finally {
+            mine.complete(null);
         }
     }
 
