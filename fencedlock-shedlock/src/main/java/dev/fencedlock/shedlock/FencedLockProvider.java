@@ -4,7 +4,6 @@ import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockUnavailableException;
-import dev.fencedlock.shedlock.internal.DelayedRelease;
 import dev.fencedlock.spi.ThreadLease;
 import java.time.Duration;
 import java.time.Instant;
@@ -156,10 +155,6 @@ public final class FencedLockProvider implements ExtensibleLockProvider {
     static Duration untilNow(Instant instant) {
         Duration left = Duration.between(ClockProvider.now(), instant);
         return left.isNegative() ? Duration.ZERO : left;
-    }
-
-    static DelayedRelease delayedRelease() {
-        return DelayedRelease.shared();
     }
 
     @Override

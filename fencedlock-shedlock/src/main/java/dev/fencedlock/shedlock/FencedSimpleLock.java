@@ -2,7 +2,6 @@ package dev.fencedlock.shedlock;
 
 import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
-import dev.fencedlock.shedlock.internal.DelayedRelease;
 import dev.fencedlock.spi.ThreadLease;
 import java.time.Duration;
 import java.util.Optional;
