@@ -25,112 +25,91 @@ from collections import defaultdict
 # through LEGACY_PARAMS. A row whose two sides the run did not both measure is listed under the
 # table as not measured.
 RATIOS = [
-    ("(2) redlock N=1 vs Redisson RLock, 1 thread",
+    # Redis anchors: Redisson on one server and over five, the raw SET NX floor, a pipelined Redlock.
+    ("redlock N=1 vs Redisson RLock, 1 thread",
      "FencedRedlockBenchmark.oneNodeOneThread", "RedissonBenchmark.rlockOneThread", 1.0, "min"),
-    ("(2) redlock N=1 vs Redisson RLock, 8 threads",
+    ("redlock N=1 vs Redisson RLock, 8 threads",
      "FencedRedlockBenchmark.oneNodeEightThreads", "RedissonBenchmark.rlockEightThreads", 1.0, "min"),
-    ("(3) redlock N=5 vs raw SET NX floor, 1 thread",
+    ("redlock N=1 vs Redisson RFencedLock, 1 thread",
+     "FencedRedlockBenchmark.oneNodeOneThread", "RedissonBenchmark.fencedLockOneThread", 1.0, "min"),
+    ("redlock N=5 vs raw SET NX floor, 1 thread",
      "FencedRedlockBenchmark.fiveNodesOneThread", "RedisFloorBenchmark.oneThread", 0.7, "min"),
-    ("(3) redlock N=5 vs RedissonRedLock, 1 thread",
+    ("redlock N=5 vs RedissonRedLock, 1 thread",
      "FencedRedlockBenchmark.fiveNodesOneThread", "RedissonBenchmark.redLockOneThread", 4.0, "min"),
-    ("(3) redlock N=5 vs RedissonRedLock, 8 threads",
+    ("redlock N=5 vs RedissonRedLock, 8 threads",
      "FencedRedlockBenchmark.fiveNodesEightThreads", "RedissonBenchmark.redLockEightThreads", 4.0, "min"),
-    ("(3) redlock N=5, token unread, vs floor, 1 thread",
+    ("redlock N=5, token unread, vs floor, 1 thread",
      "FencedRedlockBenchmark.fiveNodesOneThreadTokenUnread", "RedisFloorBenchmark.oneThread", 0.7, "min"),
-    ("(3) redlock N=5, token unread, vs RedissonRedLock, 1 thread",
+    ("redlock N=5, token unread, vs RedissonRedLock, 1 thread",
      "FencedRedlockBenchmark.fiveNodesOneThreadTokenUnread", "RedissonBenchmark.redLockOneThread", 4.0, "min"),
-    ("(3) redlock N=5, token unread, vs RedissonRedLock, 8 threads",
+    ("redlock N=5, token unread, vs RedissonRedLock, 8 threads",
      "FencedRedlockBenchmark.fiveNodesEightThreadsTokenUnread", "RedissonBenchmark.redLockEightThreads", 4.0,
      "min"),
-    ("(4) zookeeper vs Curator InterProcessMutex, 1 thread",
-     "FencedZookeeperBenchmark.oneThread", "CuratorBenchmark.oneThread", 0.9, "min"),
-    ("(4) zookeeper vs Curator InterProcessMutex, 8 threads",
-     "FencedZookeeperBenchmark.eightThreads", "CuratorBenchmark.eightThreads", 0.9, "min"),
-    # (6) is a cost ratio: time per fenced update over time per @Version update = anchor ops / fenced ops.
-    ("(6) fenced JPA update cost vs @Version, H2",
-     "VersionedUpdateBenchmark.update:database=h2",
-     "FencedUpdateBenchmark.update:database=h2:protectedTable=false", 1.10, "max"),
-    # (11): the fence row's guard is the transaction's first statement; the same cost ratios.
-    ("(11) fenced JPA transaction cost vs @Version, PostgreSQL",
-     "VersionedUpdateBenchmark.update:database=postgresql",
-     "FencedUpdateBenchmark.update:database=postgresql:protectedTable=false", 1.25, "max"),
-    ("(11) fenced JDBC transaction cost vs unfenced, PostgreSQL",
-     "JdbcTransactionBenchmark.readModifyWrite:database=postgresql:mode=unfenced",
-     "JdbcTransactionBenchmark.readModifyWrite:database=postgresql:mode=fenced", 1.25, "max"),
-    ("(11) floor: unfenced JDBC transaction with one more round trip (select 1)",
-     "JdbcTransactionBenchmark.readModifyWrite:database=postgresql:mode=unfenced",
-     "JdbcTransactionBenchmark.readModifyWrite:database=postgresql:mode=round-trip", 1.25, "max"),
-    # (13): N=5 beside a hand-written pipelined Redlock over the same five servers.
-    ("(13) redlock N=5 vs hand-written pipelined Redlock, 1 thread",
+    ("redlock N=5 vs hand-written pipelined token-less Redlock, 1 thread",
      "FencedRedlockBenchmark.fiveNodesOneThread", "PipelinedRedlockBenchmark.fiveNodesOneThread", 0.9, "min"),
-    # (22): the issue's table: ZooKeeper at Curator's rate or better, Redlock at its goals.
-    ("(22) zookeeper vs Curator InterProcessMutex, 1 thread",
+    # ZooKeeper anchor: Curator's InterProcessMutex on the same server.
+    ("zookeeper vs Curator InterProcessMutex, 1 thread",
      "FencedZookeeperBenchmark.oneThread", "CuratorBenchmark.oneThread", 1.0, "min"),
-    ("(22) zookeeper vs Curator InterProcessMutex, 8 threads",
+    ("zookeeper vs Curator InterProcessMutex, 8 threads",
      "FencedZookeeperBenchmark.eightThreads", "CuratorBenchmark.eightThreads", 1.0, "min"),
-    ("(22) redlock N=5 vs pipelined token-less Redlock-5, 1 thread",
-     "FencedRedlockBenchmark.fiveNodesOneThread", "PipelinedRedlockBenchmark.fiveNodesOneThread", 0.9, "min"),
-    ("(22) redlock N=5 vs RedissonRedLock, 8 threads",
-     "FencedRedlockBenchmark.fiveNodesEightThreads", "RedissonBenchmark.redLockEightThreads", 4.0, "min"),
-    ("(22) redlock N=1 vs Redisson RFencedLock, 1 thread",
-     "FencedRedlockBenchmark.oneNodeOneThread", "RedissonBenchmark.fencedLockOneThread", 1.0, "min"),
 ]
 
-# (29): Redis as users run it. Cluster: one shared client, 8 threads on distinct names spread over
-# the shards; all shards share the machine's cores. Sentinel: one master, one replica.
+# Redis as users run it. Cluster: one shared client, 8 threads on distinct names spread over the
+# shards; all shards share the machine's cores. Sentinel: one master, one replica.
 CLUSTER = "RedisClusterBenchmark.{}:impl={}:shards={}"
 SENTINEL = "RedisSentinelBenchmark.{}:impl={}"
 for _impl, _impl_label in (("fencedlock", "fencedlock"), ("redisson-rlock", "Redisson RLock")):
     for _shards in (2, 3):
-        RATIOS.append((f"(29) cluster, {_impl_label}, 8 threads: {_shards} shards vs 1 shard (same cores)",
+        RATIOS.append((f"cluster, {_impl_label}, 8 threads: {_shards} shards vs 1 shard (same cores)",
                        CLUSTER.format("eightThreads", _impl, _shards), CLUSTER.format("eightThreads", _impl, 1),
                        None, "min"))
 for _method, _threads in (("oneThread", "1 thread"), ("eightThreads", "8 threads")):
-    RATIOS.append((f"(29) Sentinel, fencedlock: WAIT cost, wait-replicas=1 vs 0, {_threads}",
+    RATIOS.append((f"Sentinel, fencedlock: WAIT cost, wait-replicas=1 vs 0, {_threads}",
                    SENTINEL.format(_method, "fencedlock"), SENTINEL.format(_method, "fencedlock-wait1"), None, "max"))
-    RATIOS.append((f"(29) Sentinel, Redisson RLock: replica sync cost, default (synced) vs unsynced, {_threads}",
+    RATIOS.append((f"Sentinel, Redisson RLock: replica sync cost, default (synced) vs unsynced, {_threads}",
                    SENTINEL.format(_method, "redisson-rlock-unsynced"), SENTINEL.format(_method, "redisson-rlock"),
                    None, "max"))
 for _method, _threads in (("oneThread", "1 thread"), ("eightThreads", "8 threads")):
-    RATIOS.append((f"(29) Sentinel, fencedlock vs Redisson RLock, both defaults (Redisson synced), {_threads}",
+    RATIOS.append((f"Sentinel, fencedlock vs Redisson RLock, both defaults (Redisson synced), {_threads}",
                    SENTINEL.format(_method, "fencedlock"), SENTINEL.format(_method, "redisson-rlock"), 1.0, "min"))
-    RATIOS.append((f"(29) Sentinel, both acknowledged: fencedlock wait-replicas=1 vs Redisson RLock, {_threads}",
+    RATIOS.append((f"Sentinel, both acknowledged: fencedlock wait-replicas=1 vs Redisson RLock, {_threads}",
                    SENTINEL.format(_method, "fencedlock-wait1"), SENTINEL.format(_method, "redisson-rlock"), 1.0,
                    "min"))
-    RATIOS.append((f"(29) Sentinel, neither acknowledged: fencedlock vs Redisson RLock unsynced, {_threads}",
+    RATIOS.append((f"Sentinel, neither acknowledged: fencedlock vs Redisson RLock unsynced, {_threads}",
                    SENTINEL.format(_method, "fencedlock"), SENTINEL.format(_method, "redisson-rlock-unsynced"), 1.0,
                    "min"))
 for _method, _threads, _shards in (("oneThread", "1 thread", 1), ("oneThread", "1 thread", 3),
                                    ("eightThreads", "8 threads", 1), ("eightThreads", "8 threads", 2),
                                    ("eightThreads", "8 threads", 3)):
-    RATIOS.append((f"(29) cluster of {_shards}, fencedlock vs Redisson RLock, {_threads}",
+    RATIOS.append((f"cluster of {_shards}, fencedlock vs Redisson RLock, {_threads}",
                    CLUSTER.format(_method, "fencedlock", _shards), CLUSTER.format(_method, "redisson-rlock", _shards),
                    1.0, "min"))
 for _method, _standalone, _threads in (("oneThread", "oneNodeOneThread", "1 thread"),
                                        ("eightThreads", "oneNodeEightThreads", "8 threads")):
-    RATIOS.append((f"(29) fencedlock on Sentinel vs on one standalone node, {_threads}",
+    RATIOS.append((f"fencedlock on Sentinel vs on one standalone node, {_threads}",
                    SENTINEL.format(_method, "fencedlock"), f"FencedRedlockBenchmark.{_standalone}", None, "min"))
-    RATIOS.append((f"(29) fencedlock on a 1-shard cluster vs on one standalone node, {_threads}",
+    RATIOS.append((f"fencedlock on a 1-shard cluster vs on one standalone node, {_threads}",
                    CLUSTER.format(_method, "fencedlock", 1), f"FencedRedlockBenchmark.{_standalone}", None, "min"))
 
 JDBC = "JdbcTransactionBenchmark.readModifyWrite:database={}:mode={}"
 JPA_VERSIONED = "VersionedUpdateBenchmark.update:database={}"
 JPA_FENCED = "FencedUpdateBenchmark.update:database={}:protectedTable={}"
 DATABASES = {"postgresql": "PostgreSQL", "h2": "H2", "mariadb": "MariaDB"}
-# (30): every transaction cost ratio the JDBC and JPA benchmarks can measure, with issue 30's goals
-# (fenced vs unfenced JDBC on PostgreSQL <= 1.10x, fenced JPA vs @Version <= 1.15x on PostgreSQL and
-# <= 1.25x on H2, protected table or not); the extra-round-trip floor and the other databases as measured.
+# A fenced transaction's cost is its anchor's throughput over its own (time per operation, fenced over
+# unfenced). Every ratio the JDBC and JPA benchmarks can measure, with the goals: fenced vs unfenced
+# JDBC on PostgreSQL <= 1.10x, fenced JPA vs @Version <= 1.15x on PostgreSQL and <= 1.25x on H2,
+# protected table or not; the extra-round-trip floor and the other databases as measured.
 JDBC_GOALS = {"postgresql": 1.10}
 JPA_GOALS = {"postgresql": 1.15, "h2": 1.25}
 for _db, _db_label in DATABASES.items():
     for _mode, _what, _goal in (("fenced", "fenced, unprotected table", JDBC_GOALS.get(_db)),
                                 ("fenced-protected", "fenced, protected table", JDBC_GOALS.get(_db)),
                                 ("round-trip", "floor: unfenced plus one select 1", None)):
-        RATIOS.append((f"(30) JDBC transaction cost vs unfenced, {_db_label}, {_what}",
+        RATIOS.append((f"JDBC transaction cost vs unfenced, {_db_label}, {_what}",
                        JDBC.format(_db, "unfenced"), JDBC.format(_db, _mode), _goal, "max"))
 for _db in ("postgresql", "h2"):
     for _protected in ("false", "true"):
-        RATIOS.append((f"(30) JPA transaction cost vs @Version, {DATABASES[_db]}, "
+        RATIOS.append((f"JPA transaction cost vs @Version, {DATABASES[_db]}, "
                        f"{'protected' if _protected == 'true' else 'unprotected'} table",
                        JPA_VERSIONED.format(_db), JPA_FENCED.format(_db, _protected), JPA_GOALS[_db], "max"))
 
@@ -279,12 +258,12 @@ def main(directory):
     if handoff:
         p50s = [r[metric] for r in all_values(handoff)]
         value = statistics.median(p50s)
-        lines.append(f"| (5) handoff p50, fencedlock redlock N=5 | {value / 1000:.2f} ms | "
+        lines.append(f"| handoff p50, fencedlock redlock N=5 | {value / 1000:.2f} ms | "
                      f"{spread([p / 1000 for p in p50s])} | {' / '.join(f'{p / 1000:.2f}' for p in p50s)} | "
                      f"≤ {limit / 1000:g} ms | "
                      f"{verdict(value, limit, 'max')} |")
     else:
-        unmeasured.append("(5) handoff p50, fencedlock redlock N=5")
+        unmeasured.append("handoff p50, fencedlock redlock N=5")
     lines.append("")
     if unmeasured:
         lines += ["Not measured in this run (one side or both missing):", ""]

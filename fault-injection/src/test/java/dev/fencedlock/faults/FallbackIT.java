@@ -353,9 +353,9 @@ class FallbackIT {
         }
     }
 
-    // Issue 26, items 2 to 5: the overlaps a fallback allows, with every client agreeing about the
-    // primary. wait-out (the default): no second lease of a name is granted while another is valid,
-    // checked at the moment of the grant; immediate: the documented, bounded overlap.
+    // The overlaps a fallback allows, with every client agreeing about the primary. wait-out (the
+    // default): no second lease of a name is granted while another is valid, checked at the moment
+    // of the grant; immediate: the documented, bounded overlap.
 
     /** What a loaded two-core machine may add to a bound: scheduling, a watchdog tick. */
     private static final Duration SLACK = Duration.ofSeconds(2);
@@ -389,7 +389,7 @@ class FallbackIT {
     }
 
     /**
-     * Item 3: A holds a fixed 3 s lease from redlock; Redis loses its quorum; B (same configuration)
+     * A holds a fixed 3 s lease from redlock; Redis loses its quorum; B (same configuration)
      * asks for the same name. With {@code wait-out}, zookeeper grants it to B only once A's lease has
      * run out; with {@code immediate}, at once, while A's lease is still valid.
      */
@@ -424,7 +424,7 @@ class FallbackIT {
     }
 
     /**
-     * Item 4: during the outage zookeeper grants an auto-renewing lease; when Redis answers again
+     * During the outage zookeeper grants an auto-renewing lease; when Redis answers again
      * that lease stops renewing and runs out (onLost fires), and with {@code wait-out} redlock grants
      * the name only after that; with {@code immediate} at once, the fallback's lease then still valid
      * but ending within its lease time instead of renewing without end.
@@ -486,8 +486,9 @@ class FallbackIT {
     }
 
     /**
-     * Item 5: with {@code restart-quarantine} 500 ms the probe's old fixed 1 s lease was refused by
-     * the quarantine check and the client never returned to Redis; now it does.
+     * A {@code restart-quarantine} below one second still lets the client return to Redis: the
+     * probe that decides the switch back asks at the configured lease time, which the client
+     * accepted at start against the quarantine, so the probe is granted once Redis answers again.
      */
     @Test
     void withARestartQuarantineBelowOneSecondAcquisitionsReturnToThePrimary() throws Exception {
@@ -512,9 +513,9 @@ class FallbackIT {
     }
 
     /**
-     * Item 2: a zookeeper primary that goes silent (a black hole in front of it), redlock as the
-     * fallback. {@code acquire(2 s)} used to be granted by redlock after 40 s; now the primary's
-     * attempt is given up when the wait is over, and the call throws (wait-out: the fallback may not
+     * A zookeeper primary that goes silent (a black hole in front of it), redlock as the fallback:
+     * an acquisition costs its wait and no more. The primary's attempt is given up when the wait is
+     * over, and the call throws (wait-out: the fallback may not
      * grant before zookeeper's leases ran out) or is granted by redlock (immediate), within the wait
      * plus one per-attempt timeout.
      */

@@ -14,11 +14,9 @@ import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.testkit.await.Await;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.junit.PerClassResource;
+import dev.fencedlock.testkit.net.FreePorts;
 import dev.fencedlock.testkit.redis.RedisSentinelGroup;
 import dev.fencedlock.testkit.redis.RedisServerProcess;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -96,9 +94,10 @@ class RedisSentinelFailoverIT {
         List<Long> before = new ArrayList<>();
         List<Long> after = new ArrayList<>();
         // the first Sentinel listed is gone: the client asks the next ones in turn
-        try (LockClient client = LockClient.create(
-                config().set(RedlockSettings.SENTINEL_NODES, "127.0.0.1:" + unusedPort() + "," + group.sentinelNodes())
-                        .build())) {
+        try (LockClient client = LockClient.create(config().set(
+                        RedlockSettings.SENTINEL_NODES,
+                        "127.0.0.1:" + FreePorts.loopback() + "," + group.sentinelNodes())
+                .build())) {
             Set<String> lookupConnections = lookupConnections();
             assertThat(lookupConnections).as("the client's lookup connection").isNotEmpty();
             long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2_500);
@@ -256,13 +255,6 @@ class RedisSentinelFailoverIT {
             }
         }
         return ids;
-    }
-
-    /** A local port nothing listens on: connections to it are refused at once. */
-    private static int unusedPort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 
     private static int fencedIncrement(Lease lease, String lock) throws SQLException {

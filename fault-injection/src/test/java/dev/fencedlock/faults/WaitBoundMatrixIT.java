@@ -14,7 +14,6 @@ import dev.fencedlock.testkit.redis.RedisServersExtension;
 import dev.fencedlock.testkit.zookeeper.ZooKeeperServers;
 import dev.fencedlock.zookeeper.ZooKeeperSettings;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -331,9 +330,8 @@ class WaitBoundMatrixIT {
 
         static JdbcSubject start(TestDatabase.Kind kind) {
             TestDatabase database = Migrations.database(kind);
-            URI uri = URI.create(database.jdbcUrl().substring("jdbc:".length()));
-            TcpProxy proxy = TcpProxy.start(uri.getHost(), uri.getPort());
-            String url = database.jdbcUrl().replaceFirst("//([^/:]+):\\d+/", "//$1:" + proxy.port() + "/");
+            TcpProxy proxy = database.proxy();
+            String url = database.jdbcUrlThrough(proxy);
             LockConfig.Builder config = LockConfig.builder()
                     .backend("jdbc")
                     .leaseTime(LEASE)

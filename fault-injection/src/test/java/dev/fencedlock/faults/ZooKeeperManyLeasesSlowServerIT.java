@@ -21,11 +21,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 13, ZooKeeper: one client holds many auto-renewing 3 s leases while every reply of the
- * ZooKeeper server reaches it 500 ms late (through {@link TcpProxy#delayReplies}). Each renewal is
- * an ownership check (a sync and a read) that waits 500 ms for its answer; done on the lease
- * scheduler's few threads, as before, a client renewed a handful of leases a second and lost the
- * rest. The checks are asynchronous now, so none is lost.
+ * ZooKeeper: one client holds many auto-renewing 3 s leases while every reply of the ZooKeeper
+ * server reaches it 500 ms late (through {@link TcpProxy#delayReplies}), and loses none of them.
+ * Each renewal is an ownership check (a sync and a read) that waits 500 ms for its answer; a check
+ * that held one of the lease scheduler's few threads while it waited would renew only a handful
+ * of leases a second, so the checks must not block the scheduler.
  *
  * <p>Sizes: {@code faults.zookeeper.leases} (default 300; the {@code scale} profile runs 20,000)
  * leases, {@code faults.zookeeper.slow} (default 10 s) of delayed replies, {@code

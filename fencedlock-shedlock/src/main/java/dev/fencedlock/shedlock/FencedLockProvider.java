@@ -4,8 +4,12 @@ import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockUnavailableException;
+<<<<<<< HEAD
 import dev.fencedlock.internal.binding.ThreadLease;
 import dev.fencedlock.shedlock.internal.DelayedRelease;
+=======
+import dev.fencedlock.spi.ThreadLease;
+>>>>>>> shape-tests
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -156,10 +160,6 @@ public final class FencedLockProvider implements ExtensibleLockProvider {
     static Duration untilNow(Instant instant) {
         Duration left = Duration.between(ClockProvider.now(), instant);
         return left.isNegative() ? Duration.ZERO : left;
-    }
-
-    static DelayedRelease delayedRelease() {
-        return DelayedRelease.shared();
     }
 
     @Override

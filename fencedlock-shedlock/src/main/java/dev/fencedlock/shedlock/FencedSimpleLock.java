@@ -3,7 +3,6 @@ package dev.fencedlock.shedlock;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.internal.binding.ThreadLease;
-import dev.fencedlock.shedlock.internal.DelayedRelease;
 import java.time.Duration;
 import java.util.Optional;
 import net.javacrumbs.shedlock.core.AbstractSimpleLock;

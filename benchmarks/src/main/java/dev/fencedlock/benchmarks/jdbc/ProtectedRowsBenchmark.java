@@ -30,7 +30,7 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The per-row cost of a protected table on MariaDB (issue 27): one fenced transaction (through
+ * The per-row cost of a protected table on MariaDB: one fenced transaction (through
  * {@link JdbcFencing#inTransaction}) updates {@value #ROWS} rows in one statement, on a table
  * {@link FencedTables#protect protected} by the database ({@code mode=protected}: a row trigger
  * calls the fence's procedure, which locks the fence row and compares the token, for every row) or

@@ -42,7 +42,7 @@ import org.redisson.api.RedissonClient;
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-// 20 s: RedissonRedLock at 8 threads reaches its steady rate only after about 15 s (docs/benchmarks.md, item 5)
+// 20 s of warm-up: RedissonRedLock at 8 threads reaches its steady rate only after about 15 s
 @Warmup(iterations = 5, time = 4)
 @Measurement(iterations = 3, time = 2)
 public class RedissonBenchmark {

@@ -4,9 +4,6 @@ import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.jdbcprovider.JdbcLockSettings;
 import dev.fencedlock.jdbcprovider.JdbcLocks;
-import dev.fencedlock.testkit.db.TestDatabase;
-import dev.fencedlock.testkit.net.TcpProxy;
-import java.net.URI;
 import java.time.Duration;
 import javax.sql.DataSource;
 
@@ -39,16 +36,5 @@ final class JdbcClients {
             config.set(JdbcLockSettings.PASSWORD, password);
         }
         return LockClient.create(config.build());
-    }
-
-    /** A proxy in front of {@code database}'s server. */
-    static TcpProxy proxyTo(TestDatabase database) {
-        URI uri = URI.create(database.jdbcUrl().substring("jdbc:".length()));
-        return TcpProxy.start(uri.getHost(), uri.getPort());
-    }
-
-    /** {@code database}'s URL with the server's port replaced by the proxy's. */
-    static String through(TcpProxy proxy, TestDatabase database) {
-        return database.jdbcUrl().replaceFirst("//([^/:]+):\\d+/", "//$1:" + proxy.port() + "/");
     }
 }

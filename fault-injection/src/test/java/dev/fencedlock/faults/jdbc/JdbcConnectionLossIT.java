@@ -45,12 +45,9 @@ class JdbcConnectionLossIT {
             names = {"POSTGRESQL", "MARIADB"})
     void aHolderCutOffFromTheDatabaseLosesItsLeaseBeforeASuccessorIsGranted(TestDatabase.Kind kind) throws Exception {
         try (TestDatabase database = Migrations.database(kind);
-                TcpProxy proxy = JdbcClients.proxyTo(database);
+                TcpProxy proxy = database.proxy();
                 LockClient holderClient = JdbcClients.at(
-                        JdbcClients.through(proxy, database),
-                        database.user(),
-                        database.password(),
-                        Duration.ofSeconds(2));
+                        database.jdbcUrlThrough(proxy), database.user(), database.password(), Duration.ofSeconds(2));
                 LockClient successorClient = JdbcClients.on(database.dataSource(), Duration.ofSeconds(2));
                 LockClient bystander = JdbcClients.on(database.dataSource(), Duration.ofSeconds(2))) {
             String name = "faults:cut:" + kind;

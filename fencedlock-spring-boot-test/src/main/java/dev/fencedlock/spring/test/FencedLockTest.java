@@ -1,7 +1,5 @@
 package dev.fencedlock.spring.test;
 
-import dev.fencedlock.LockClient;
-import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.spring.FencedLockAutoConfiguration;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
@@ -9,11 +7,7 @@ import java.lang.annotation.Inherited;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
-import javax.sql.DataSource;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.context.TestPropertySource;
 
@@ -50,18 +44,5 @@ import org.springframework.test.context.TestPropertySource;
 @Inherited
 @TestPropertySource(properties = "fencedlock.backend=local")
 @ImportAutoConfiguration(FencedLockAutoConfiguration.class)
-@Import(FencedLockTest.Faults.class)
-public @interface FencedLockTest {
-
-    /** Registers {@link LockFaults}. */
-    @Configuration(proxyBeanMethods = false)
-    class Faults {
-        @Bean
-        static LockFaults fencedLockFaults(
-                ObjectProvider<LockClient> client,
-                ObjectProvider<DataSource> dataSource,
-                ObjectProvider<FenceGuard> guard) {
-            return new LockFaults(client, dataSource, guard);
-        }
-    }
-}
+@Import(LockFaults.class)
+public @interface FencedLockTest {}

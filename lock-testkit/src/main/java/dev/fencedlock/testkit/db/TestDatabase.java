@@ -2,10 +2,8 @@ package dev.fencedlock.testkit.db;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import dev.fencedlock.testkit.net.FreePorts;
+import dev.fencedlock.testkit.net.TcpProxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -15,6 +13,8 @@ import java.sql.Statement;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.h2.tools.Server;
@@ -43,6 +43,9 @@ public final class TestDatabase implements AutoCloseable {
 
     /** How long an H2 statement waits for a row lock; tests that block on one must finish sooner. */
     public static final int H2_LOCK_TIMEOUT_MILLIS = 10_000;
+
+    /** The server's host and port in a JDBC URL: {@code //host:port/}. */
+    private static final Pattern SERVER_IN_URL = Pattern.compile("//([^/:]+):(\\d+)/");
 
     private final Kind kind;
     private final String schema;
@@ -148,6 +151,26 @@ public final class TestDatabase implements AutoCloseable {
     /** A JDBC URL that opens connections on this schema, for a separate pool or another process. */
     public String jdbcUrl() {
         return dataSource.getJdbcUrl();
+    }
+
+    /**
+     * A proxy on loopback in front of this database's server, for tests that cut, stall or slow the
+     * link (see {@link TcpProxy}); reach the schema through it with {@link #jdbcUrlThrough}. The
+     * caller closes it.
+     *
+     * @throws IllegalStateException for an H2 database in this JVM's memory, which has no server
+     */
+    public TcpProxy proxy() {
+        Matcher server = SERVER_IN_URL.matcher(jdbcUrl());
+        if (!server.find()) {
+            throw new IllegalStateException("no database server to put a proxy in front of: " + jdbcUrl());
+        }
+        return TcpProxy.start(server.group(1), Integer.parseInt(server.group(2)));
+    }
+
+    /** {@link #jdbcUrl()} with the server's port replaced by {@code proxy}'s. */
+    public String jdbcUrlThrough(TcpProxy proxy) {
+        return SERVER_IN_URL.matcher(jdbcUrl()).replaceFirst("//$1:" + proxy.port() + "/");
     }
 
     public String user() {
@@ -271,13 +294,7 @@ public final class TestDatabase implements AutoCloseable {
     }
 
     private static Server startH2Server() throws SQLException {
-        int port;
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = probe.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot find a free port for an H2 TCP server", e);
-        }
-        return Server.createTcpServer("-tcpPort", Integer.toString(port), "-ifNotExists")
+        return Server.createTcpServer("-tcpPort", Integer.toString(FreePorts.loopback()), "-ifNotExists")
                 .start();
     }
 

@@ -22,9 +22,9 @@ import java.util.concurrent.TimeoutException;
  * A socket file that exists but has no engine behind it, or an engine that does not answer in
  * time, does not count. Immutable and thread-safe.
  */
-public final class DockerEngine {
+final class DockerEngine {
     /** Where Docker listens unless {@code DOCKER_HOST} says otherwise. */
-    public static final String DEFAULT_ENDPOINT = "unix:///var/run/docker.sock";
+    static final String DEFAULT_ENDPOINT = "unix:///var/run/docker.sock";
 
     private static final Duration PING_TIMEOUT = Duration.ofSeconds(3);
 
@@ -35,7 +35,7 @@ public final class DockerEngine {
     }
 
     /** The engine at {@code DOCKER_HOST}, else at {@link #DEFAULT_ENDPOINT}. */
-    public static DockerEngine fromEnvironment() {
+    static DockerEngine fromEnvironment() {
         String host = System.getenv("DOCKER_HOST");
         return at(host == null || host.isBlank() ? DEFAULT_ENDPOINT : host.trim());
     }
@@ -45,7 +45,7 @@ public final class DockerEngine {
      *
      * @throws IllegalArgumentException for another scheme or a malformed endpoint, naming it
      */
-    public static DockerEngine at(String endpoint) {
+    static DockerEngine at(String endpoint) {
         URI uri;
         try {
             uri = URI.create(endpoint);
@@ -64,12 +64,12 @@ public final class DockerEngine {
         return new DockerEngine(uri);
     }
 
-    public String endpoint() {
+    String endpoint() {
         return endpoint.toString();
     }
 
     /** Whether the engine answers its ping within 3 s. Never throws for an absent engine. */
-    public boolean answers() {
+    boolean answers() {
         CompletableFuture<Boolean> ping = CompletableFuture.supplyAsync(this::ping, runnable -> {
             Thread thread = new Thread(runnable, "docker-ping");
             thread.setDaemon(true);

@@ -1,10 +1,9 @@
 package dev.fencedlock.testkit.redis;
 
+import dev.fencedlock.testkit.net.FreePorts;
 import dev.fencedlock.testkit.process.ProcessSignals;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -335,19 +334,6 @@ public final class RedisServerProcess implements AutoCloseable {
         }
     }
 
-    private static int freePort() {
-        while (true) {
-            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
-                int candidate = socket.getLocalPort();
-                if (candidate != 6379) {
-                    return candidate;
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot find a free port", e);
-            }
-        }
-    }
-
     @Override
     public String toString() {
         return (options.sentinelConfig == null ? "redis-server[" : "redis-sentinel[") + HOST + ":" + port
@@ -431,7 +417,7 @@ public final class RedisServerProcess implements AutoCloseable {
             Builder frozen = copy();
             for (int attempt = 1; ; attempt++) {
                 Path dir = newDirectory();
-                RedisServerProcess server = new RedisServerProcess(frozen, dir, freePort());
+                RedisServerProcess server = new RedisServerProcess(frozen, dir, FreePorts.loopback());
                 boolean started;
                 try {
                     synchronized (server) {

@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencedlock.testkit.db.TestDatabase.Kind;
+import dev.fencedlock.testkit.net.TcpProxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -50,6 +52,39 @@ class PrivateSchemaIT {
                             .close())
                     .as("the H2 TCP server is stopped")
                     .isInstanceOf(SQLException.class);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aProxyInFrontOfTheServerCarriesConnectionsUntilItIsReset(Kind kind) throws SQLException {
+        try (TestDatabase database =
+                        TestDatabase.createShared(kind, "proxied", 2).migrate(MIGRATIONS);
+                TcpProxy proxy = database.proxy()) {
+            database.execute("INSERT INTO item (name) VALUES (?)", "through the proxy");
+            String url = database.jdbcUrlThrough(proxy);
+            assertThat(url).contains(":" + proxy.port() + "/").isNotEqualTo(database.jdbcUrl());
+            try (Connection through = DriverManager.getConnection(url, database.user(), database.password());
+                    Statement statement = through.createStatement();
+                    ResultSet rows = statement.executeQuery("SELECT name FROM item")) {
+                assertThat(rows.next()).isTrue();
+                assertThat(rows.getString(1)).isEqualTo("through the proxy");
+            }
+            assertThat(proxy.acceptedConnections()).isEqualTo(1);
+            proxy.reset();
+            assertThatThrownBy(() -> DriverManager.getConnection(url, database.user(), database.password())
+                            .close())
+                    .as("refused by the proxy, not reached around it")
+                    .isInstanceOf(SQLException.class);
+        }
+    }
+
+    @Test
+    void anInMemoryH2DatabaseHasNoServerToProxy() {
+        try (TestDatabase database = TestDatabase.create(Kind.H2)) {
+            assertThatThrownBy(database::proxy)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining(database.jdbcUrl());
         }
     }
 

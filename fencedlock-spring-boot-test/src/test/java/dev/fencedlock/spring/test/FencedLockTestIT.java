@@ -23,7 +23,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 @SpringBootTest(classes = StockApplication.class)
 @FencedLockTest
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-class FencedLockTestTest {
+class FencedLockTestIT {
     @Autowired
     StockService stock;
 

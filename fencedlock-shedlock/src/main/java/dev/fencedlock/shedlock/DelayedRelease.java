@@ -1,4 +1,4 @@
-package dev.fencedlock.shedlock.internal;
+package dev.fencedlock.shedlock;
 
 import dev.fencedlock.Lease;
 import java.time.Duration;
@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * until then. One daemon thread for the process; a pending release does not keep the JVM alive (the
  * lease then ends with its own validity). Thread-safe.
  */
-public final class DelayedRelease {
+final class DelayedRelease {
     private static final Logger LOG = LoggerFactory.getLogger(DelayedRelease.class);
     private static final DelayedRelease SHARED = new DelayedRelease();
 
@@ -27,12 +27,12 @@ public final class DelayedRelease {
         timer.setRemoveOnCancelPolicy(true);
     }
 
-    public static DelayedRelease shared() {
+    static DelayedRelease shared() {
         return SHARED;
     }
 
     /** Closes {@code lease} once {@code delay} has passed. */
-    public void closeAfter(Lease lease, Duration delay) {
+    void closeAfter(Lease lease, Duration delay) {
         timer.schedule(() -> close(lease), delay.toNanos(), TimeUnit.NANOSECONDS);
     }
 

@@ -23,7 +23,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(classes = StockApplication.class)
 @FencedLockTest
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-class RealBackendTest {
+class RealBackendIT {
     @RegisterExtension
     static final LockBackendExtension backend = LockBackendExtension.redlock(3);
 

@@ -1,2 +1,0 @@
-/** Internal: the ShedLock provider's helpers, not an API. */
-package dev.fencedlock.shedlock.internal;
