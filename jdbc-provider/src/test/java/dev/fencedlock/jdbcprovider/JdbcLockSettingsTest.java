@@ -13,7 +13,7 @@ class JdbcLockSettingsTest {
 
     private static JdbcLockSettings read(Map<String, String> values) {
         LockConfig config = LockConfig.fromMap(values);
-        return JdbcLockSettings.from(config.settings(JdbcProviderFactory.BACKEND));
+        return JdbcLockSettings.from(config.settings(JdbcLocks.BACKEND));
     }
 
     @Test
