@@ -124,4 +124,16 @@ class JdbcLockSettingsTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Apache Derby");
     }
+
+    @Test
+    void aClientIsRefusedACommonConfigurationOfAnotherBackend() {
+        JdbcLockSettings settings = JdbcLockSettings.builder()
+                .dataSource(new org.h2.jdbcx.JdbcDataSource())
+                .build();
+        assertThatThrownBy(() ->
+                        JdbcLocks.create(LockConfig.builder().backend("local").build(), settings))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(LockConfig.BACKEND + " must be 'jdbc'")
+                .hasMessageContaining("'local'");
+    }
 }
