@@ -17,10 +17,12 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The configuration keys of the {@code redlock} backend, and their values read from a {@link
- * dev.fencedlock.LockConfig}. Set them like any key, e.g. {@code
+ * The settings of the {@code redlock} backend: typed, from {@link #builder()} for {@link
+ * RedlockLocks#create(RedlockSettings)}, or read from the configuration keys with {@link #from}.
+ * Set the keys like any key, e.g. {@code
  * LockConfig.builder().backend("redlock").set(RedlockSettings.NODES, List.of("redis://a:6379",
- * ...))}, or as {@code FENCEDLOCK_REDLOCK_NODES} in the environment.
+ * ...))}, or as {@code FENCEDLOCK_REDLOCK_NODES} in the environment. Both paths run the same
+ * checks; each key below has its option on {@link Builder}.
  *
  * <table>
  *   <caption>Keys</caption>
