@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * second client can then be granted the lock while the first holds a valid lease, like the clock
  * jump of fault 4) and the token counters (which the token argument assumes nothing deletes). With
  * {@code noeviction} writes fail instead, which costs availability, not safety. The redlock client
- * therefore never counts a node that may evict (see {@code RedlockProviderFactory}).
+ * therefore never counts a node that may evict (see {@code RedlockLocks}).
  */
 class RedisMemoryPressureIT {
     private static final String LIMIT = "2mb";

@@ -156,7 +156,7 @@ class ZooKeeperFaultsIT {
                 curator.start();
                 String name = rowId + "-" + i;
                 workers.curators.put(name, curator);
-                LockClient client = ZooKeeperLocks.newClient(curator, config);
+                LockClient client = ZooKeeperLocks.create(config, curator);
                 workers.clients.add(client);
                 contenders.add(new CounterWorkers.Worker(name, client.lock(lock)));
             }

@@ -4,12 +4,7 @@ import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockUnavailableException;
-<<<<<<< HEAD
 import dev.fencedlock.internal.binding.ThreadLease;
-import dev.fencedlock.shedlock.internal.DelayedRelease;
-=======
-import dev.fencedlock.spi.ThreadLease;
->>>>>>> shape-tests
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;

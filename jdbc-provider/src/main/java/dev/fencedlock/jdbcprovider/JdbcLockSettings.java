@@ -1,7 +1,6 @@
 package dev.fencedlock.jdbcprovider;
 
 import dev.fencedlock.LockConfig;
-import dev.fencedlock.jdbcprovider.internal.DriverManagerDataSource;
 import dev.fencedlock.spi.BackendSettings;
 import java.time.Duration;
 import java.util.Objects;
@@ -14,8 +13,9 @@ import javax.sql.DataSource;
  * The settings of the {@code jdbc} backend: which database holds the lock table and how to wait.
  * Set the keys like any key, e.g. {@code LockConfig.builder().backend("jdbc").set(JdbcLockSettings.URL,
  * "jdbc:postgresql://db/app")}, as {@code FENCEDLOCK_JDBC_URL} in the environment, or in {@code
- * fencedlock.properties}; {@link JdbcLocks} builds a client on a {@link DataSource} the application
- * already has. Immutable and thread-safe.
+ * fencedlock.properties}; or build them typed with {@link #builder()} for {@link
+ * JdbcLocks#create(JdbcLockSettings)}, also on a {@link DataSource} the application already has.
+ * Both paths run the same checks. Immutable and thread-safe.
  *
  * <table>
  *   <caption>Keys</caption>
@@ -111,14 +111,24 @@ public final class JdbcLockSettings {
         return builder;
     }
 
-    /** The data source of the lock table: the one handed in, or one opening connections to the URL. */
-    public DataSource dataSource() {
-        return dataSource != null ? dataSource : new DriverManagerDataSource(url, user, password, operationTimeout);
+    /** The application's data source of the lock table; empty when the settings name a URL. */
+    public Optional<DataSource> dataSource() {
+        return Optional.ofNullable(dataSource);
     }
 
     /** The JDBC URL; empty when a data source was handed in. */
     public Optional<String> url() {
         return Optional.ofNullable(url);
+    }
+
+    /** The database user for the URL; empty for the URL's own (or with a data source). */
+    public Optional<String> user() {
+        return Optional.ofNullable(user);
+    }
+
+    /** The database password for the URL; empty for none. Never printed by {@link #toString()}. */
+    public Optional<String> password() {
+        return Optional.ofNullable(password);
     }
 
     /** The lock table. Default {@value #DEFAULT_TABLE}. */
@@ -136,19 +146,20 @@ public final class JdbcLockSettings {
         return operationTimeout;
     }
 
-    /** How failures name the database: the URL without credentials or parameters, and the table. */
-    String describe() {
-        return (url != null
-                        ? DriverManagerDataSource.maskUrl(url)
-                        : "data source " + dataSource.getClass().getSimpleName())
-                + " table " + table;
-    }
-
-    /** Lists the settings; the password is never shown. */
+    /** Lists the settings; the URL without credentials or parameters, the password never. */
     @Override
     public String toString() {
-        return "JdbcLockSettings{" + describe() + ", pollInterval=" + pollInterval + ", operationTimeout="
+        return "JdbcLockSettings{"
+                + (url != null
+                        ? maskUrl(url)
+                        : "data source " + dataSource.getClass().getSimpleName())
+                + " table " + table + ", pollInterval=" + pollInterval + ", operationTimeout="
                 + operationTimeout + "}";
+    }
+
+    /** {@code url} cut before any {@code ?} or {@code ;} parameters, with user information removed. */
+    private static String maskUrl(String url) {
+        return url.split("[?;]", 2)[0].replaceFirst("//[^/@]*@", "//");
     }
 
     /**
@@ -177,7 +188,7 @@ public final class JdbcLockSettings {
             String trimmed = url == null ? "" : url.strip();
             if (!trimmed.startsWith("jdbc:")) {
                 throw new IllegalArgumentException(URL + " must be a JDBC URL starting with jdbc:, got '"
-                        + (url == null ? "null" : DriverManagerDataSource.maskUrl(url)) + "'");
+                        + (url == null ? "null" : maskUrl(url)) + "'");
             }
             this.url = trimmed;
             return this;

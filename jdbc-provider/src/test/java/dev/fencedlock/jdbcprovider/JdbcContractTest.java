@@ -35,7 +35,7 @@ abstract class JdbcContractTest extends LockContractTest {
 
     @Override
     protected LockConfig.Builder configuration() {
-        return LockConfig.builder().backend(JdbcProviderFactory.BACKEND);
+        return LockConfig.builder().backend(JdbcLocks.BACKEND);
     }
 
     @Override

@@ -13,7 +13,7 @@ class JdbcLockSettingsTest {
 
     private static JdbcLockSettings read(Map<String, String> values) {
         LockConfig config = LockConfig.fromMap(values);
-        return JdbcLockSettings.from(config.settings(JdbcProviderFactory.BACKEND));
+        return JdbcLockSettings.from(config.settings(JdbcLocks.BACKEND));
     }
 
     @Test
@@ -123,5 +123,17 @@ class JdbcLockSettingsTest {
                         .close())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Apache Derby");
+    }
+
+    @Test
+    void aClientIsRefusedACommonConfigurationOfAnotherBackend() {
+        JdbcLockSettings settings = JdbcLockSettings.builder()
+                .dataSource(new org.h2.jdbcx.JdbcDataSource())
+                .build();
+        assertThatThrownBy(() ->
+                        JdbcLocks.create(LockConfig.builder().backend("local").build(), settings))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(LockConfig.BACKEND + " must be 'jdbc'")
+                .hasMessageContaining("'local'");
     }
 }

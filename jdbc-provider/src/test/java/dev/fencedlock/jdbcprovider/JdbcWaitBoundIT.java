@@ -74,8 +74,8 @@ class JdbcWaitBoundIT {
 
     /** A client on {@code dataSource} with every jdbc setting at its default. */
     private LockClient client(DataSource dataSource) {
-        return closeLater(JdbcLocks.create(
-                LockConfig.builder().backend(JdbcProviderFactory.BACKEND).build(), dataSource));
+        return closeLater(
+                JdbcLocks.create(LockConfig.builder().backend(JdbcLocks.BACKEND).build(), dataSource));
     }
 
     private static long millisSince(long startNanos) {

@@ -8,6 +8,7 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,10 +16,12 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The configuration keys of the {@code redlock} backend, and their values read from a {@link
- * dev.fencedlock.LockConfig}. Set them like any key, e.g. {@code
+ * The settings of the {@code redlock} backend: typed, from {@link #builder()} for {@link
+ * RedlockLocks#create(RedlockSettings)}, or read from the configuration keys with {@link #from}.
+ * Set the keys like any key, e.g. {@code
  * LockConfig.builder().backend("redlock").set(RedlockSettings.NODES, List.of("redis://a:6379",
- * ...))}, or as {@code FENCEDLOCK_REDLOCK_NODES} in the environment.
+ * ...))}, or as {@code FENCEDLOCK_REDLOCK_NODES} in the environment. Both paths run the same
+ * checks; each key below has its option on {@link Builder}.
  *
  * <table>
  *   <caption>Keys</caption>
@@ -152,6 +155,10 @@ public final class RedlockSettings {
         }
     }
 
+    static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
+    static final double DEFAULT_DRIFT_FACTOR = 0.01;
+    static final Duration DEFAULT_RETRY_DELAY = Duration.ofMillis(200);
+
     private final List<RedisNodeAddress> nodes;
     private final Duration nodeTimeout;
     private final double driftFactor;
@@ -164,195 +171,85 @@ public final class RedlockSettings {
     private final int waitReplicas;
     private final Duration waitReplicasTimeout;
 
-    private RedlockSettings(
-            List<RedisNodeAddress> nodes,
-            Duration nodeTimeout,
-            double driftFactor,
-            Duration retryDelay,
-            Duration restartQuarantine,
-            boolean persistentNodes,
-            RedlockKeys keys,
-            Sentinel sentinel,
-            List<RedisNodeAddress> clusterNodes,
-            int waitReplicas,
-            Duration waitReplicasTimeout) {
-        this.clusterNodes = List.copyOf(clusterNodes);
-        this.nodes = List.copyOf(nodes);
-        this.nodeTimeout = nodeTimeout;
-        this.driftFactor = driftFactor;
-        this.retryDelay = retryDelay;
-        this.restartQuarantine = restartQuarantine;
-        this.persistentNodes = persistentNodes;
-        this.keys = keys;
-        this.sentinel = sentinel;
-        this.waitReplicas = waitReplicas;
-        this.waitReplicasTimeout = waitReplicasTimeout != null ? waitReplicasTimeout : nodeTimeout.dividedBy(2);
+    private RedlockSettings(Builder builder) {
+        this.nodes = builder.nodes;
+        this.nodeTimeout = builder.nodeTimeout;
+        this.driftFactor = builder.driftFactor;
+        this.retryDelay = builder.retryDelay;
+        this.restartQuarantine = builder.restartQuarantine;
+        this.persistentNodes = builder.persistentNodes;
+        this.keys = builder.keys;
+        this.sentinel = builder.sentinelMaster == null || builder.sentinelNodes.isEmpty()
+                ? null
+                : new Sentinel(
+                        builder.sentinelMaster,
+                        builder.sentinelNodes,
+                        builder.sentinelMasterUser,
+                        builder.sentinelMasterPassword);
+        this.clusterNodes = builder.clusterNodes;
+        this.waitReplicas = builder.waitReplicas;
+        this.waitReplicasTimeout =
+                builder.waitReplicasTimeout != null ? builder.waitReplicasTimeout : nodeTimeout.dividedBy(2);
+    }
+
+    /** An empty builder: every option at its default, no node set. */
+    public static Builder builder() {
+        return new Builder();
     }
 
     /**
-     * Reads and checks the values that were set; absent keys take their defaults, and no node list
-     * gives an empty {@link #nodes()}.
+     * A builder holding the values of the keys that were set, each read and checked by the setter
+     * of its option.
+     *
+     * @throws IllegalArgumentException naming the key and the value (passwords masked) for a value
+     *     that cannot be used
+     */
+    public static Builder builder(BackendSettings settings) {
+        Builder builder = builder();
+        builder.nodes(settings.list(NODES));
+        settings.positiveDuration(NODE_TIMEOUT).ifPresent(builder::nodeTimeout);
+        settings.get(DRIFT_FACTOR).map(RedlockSettings::parseDriftFactor).ifPresent(builder::driftFactor);
+        settings.positiveDuration(RETRY_DELAY).ifPresent(builder::retryDelay);
+        settings.get(RESTART_QUARANTINE)
+                .map(value -> DurationFormat.parse(RESTART_QUARANTINE, value))
+                .ifPresent(builder::restartQuarantine);
+        settings.get(PERSISTENT_NODES).map(RedlockSettings::parseBoolean).ifPresent(builder::persistentNodes);
+        settings.get(KEY_PREFIX).ifPresent(builder::keyPrefix);
+        settings.get(SENTINEL_MASTER).ifPresent(builder::sentinelMaster);
+        builder.sentinelNodes(settings.list(SENTINEL_NODES));
+        settings.get(SENTINEL_MASTER_USER).ifPresent(builder::sentinelMasterUser);
+        settings.get(SENTINEL_MASTER_PASSWORD).ifPresent(builder::sentinelMasterPassword);
+        builder.clusterNodes(settings.list(CLUSTER_NODES));
+        settings.get(WAIT_REPLICAS).map(RedlockSettings::parseReplicas).ifPresent(builder::waitReplicas);
+        settings.positiveDuration(WAIT_REPLICAS_TIMEOUT).ifPresent(builder::waitReplicasTimeout);
+        return builder;
+    }
+
+    /**
+     * Reads and checks the values that were set, as a configuration is checked key by key while it
+     * is built: absent keys take their defaults, no node list gives an empty {@link #nodes()}, and
+     * what only a whole configuration can tell (a mode chosen, the Sentinel keys as a pair) is left
+     * to {@link Builder#build()}, which runs when a client is created.
      *
      * @throws IllegalArgumentException naming the key and the value (passwords masked) for a
      *     malformed node URI, a node listed twice, a duration that is not positive (the restart
      *     quarantine may be zero), a drift factor outside [0, 0.5), a key prefix that {@link
-     *     RedlockKeys#withPrefix} refuses, a malformed Sentinel address, or Sentinel keys together
-     *     with {@value #NODES} (one mode at a time)
+     *     RedlockKeys#withPrefix} refuses, a malformed Sentinel address, or the keys of two modes
+     *     together (one mode at a time)
      */
     public static RedlockSettings from(BackendSettings settings) {
-        return new RedlockSettings(
-                parseNodes(settings.list(NODES)),
-                settings.positiveDuration(NODE_TIMEOUT).orElse(Duration.ofMillis(50)),
-                settings.get(DRIFT_FACTOR)
-                        .map(RedlockSettings::parseDriftFactor)
-                        .orElse(0.01),
-                settings.positiveDuration(RETRY_DELAY).orElse(Duration.ofMillis(200)),
-                settings.get(RESTART_QUARANTINE)
-                        .map(RedlockSettings::parseQuarantine)
-                        .orElse(null),
-                settings.get(PERSISTENT_NODES)
-                        .map(RedlockSettings::parseBoolean)
-                        .orElse(false),
-                settings.get(KEY_PREFIX).map(RedlockKeys::withPrefix).orElse(RedlockKeys.defaults()),
-                parseSentinel(settings),
-                parseCluster(settings),
-                settings.get(WAIT_REPLICAS).map(RedlockSettings::parseReplicas).orElse(0),
-                settings.positiveDuration(WAIT_REPLICAS_TIMEOUT).orElse(null));
+        Builder builder = builder(settings);
+        builder.requireOneModeAtMost();
+        return new RedlockSettings(builder);
     }
 
     private static int parseReplicas(String value) {
         try {
-            int replicas = Integer.parseInt(value.trim());
-            if (replicas >= 0) {
-                return replicas;
-            }
+            return Integer.parseInt(value.trim());
         } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new IllegalArgumentException(
-                WAIT_REPLICAS + " has '" + value + "'; expected a number of replicas, 0 or more");
-    }
-
-    /**
-     * The cluster's seeds; empty when {@value #CLUSTER_NODES} is unset. Rejects the key together
-     * with another mode's key, naming both, and a positive restart quarantine (a cluster runs with
-     * the quarantine off: see {@link #clusterNodes()}).
-     */
-    private static List<RedisNodeAddress> parseCluster(BackendSettings settings) {
-        List<String> seeds = settings.list(CLUSTER_NODES);
-        if (seeds.isEmpty()) {
-            return List.of();
-        }
-        for (String other : List.of(NODES, SENTINEL_MASTER, SENTINEL_NODES)) {
-            if (!settings.list(other).isEmpty()) {
-                throw new IllegalArgumentException(CLUSTER_NODES + " and " + other
-                        + " are both set: use one mode at a time, a Redis Cluster (" + CLUSTER_NODES
-                        + "), independent redis:// masters (" + NODES + ") or one master found through Sentinel ("
-                        + SENTINEL_MASTER + " and " + SENTINEL_NODES + ")");
-            }
-        }
-        Optional<String> quarantine = settings.get(RESTART_QUARANTINE);
-        if (quarantine.isPresent() && !parseQuarantine(quarantine.get()).isZero()) {
-            throw new IllegalArgumentException(RESTART_QUARANTINE + " is '" + quarantine.get() + "' but "
-                    + CLUSTER_NODES + " is set: a Redis Cluster runs without the restart quarantine (a lost grant"
-                    + " is refused by the fence); leave " + RESTART_QUARANTINE + " unset or 0s");
-        }
-        return parseHostPorts(CLUSTER_NODES, seeds, "a Redis Cluster has only database 0");
-    }
-
-    /**
-     * Entries of {@code key} as {@code host:port} or {@code redis://} / {@code rediss://} URIs, in
-     * order. Rejects a database other than 0 (with {@code noDatabase} as the reason) and an entry
-     * listed twice.
-     */
-    private static List<RedisNodeAddress> parseHostPorts(String key, List<String> entries, String noDatabase) {
-        List<RedisNodeAddress> parsed = new ArrayList<>();
-        for (String entry : entries) {
-            String trimmed = entry.trim();
-            RedisNodeAddress node =
-                    RedisNodeAddress.parse(key, trimmed.contains("://") ? trimmed : "redis://" + trimmed);
-            if (node.database() != 0) {
-                throw new IllegalArgumentException(key + " entry '" + node + "' names a database; " + noDatabase);
-            }
-            if (parsed.stream().anyMatch(n -> n.host().equalsIgnoreCase(node.host()) && n.port() == node.port())) {
-                throw new IllegalArgumentException(key + " lists " + node.host() + ":" + node.port() + " twice");
-            }
-            parsed.add(node);
-        }
-        return parsed;
-    }
-
-    /**
-     * The Sentinel keys as far as they go: null when {@value #SENTINEL_MASTER} or {@value
-     * #SENTINEL_NODES} is missing (a configuration is validated one key at a time as it is built;
-     * {@link #requireComplete()} reports the missing half when a client is created).
-     */
-    private static Sentinel parseSentinel(BackendSettings settings) {
-        Optional<String> master = settings.get(SENTINEL_MASTER).map(String::trim);
-        List<String> sentinels = settings.list(SENTINEL_NODES);
-        if (master.isPresent() && master.get().isEmpty()) {
-            throw new IllegalArgumentException(SENTINEL_MASTER + " is empty: name the master the Sentinels monitor");
-        }
-        if ((master.isPresent() || !sentinels.isEmpty())
-                && !settings.list(NODES).isEmpty()) {
-            throw new IllegalArgumentException(NODES + " and " + (master.isPresent() ? SENTINEL_MASTER : SENTINEL_NODES)
-                    + " are both set: use one mode at a time, either independent redis:// masters (" + NODES
-                    + ") or one master found through Sentinel (" + SENTINEL_MASTER + " and " + SENTINEL_NODES + ")");
-        }
-        List<RedisNodeAddress> parsed = parseHostPorts(SENTINEL_NODES, sentinels, "Sentinels have none");
-        Optional<String> user = settings.get(SENTINEL_MASTER_USER);
-        Optional<String> password = settings.get(SENTINEL_MASTER_PASSWORD);
-        if (master.isEmpty() || parsed.isEmpty()) {
-            return null;
-        }
-        return new Sentinel(master.get(), parsed, user.orElse(null), password.orElse(null));
-    }
-
-    /**
-     * Checks what only the whole configuration can tell, when a client is created: the Sentinel
-     * keys come as a pair, the data nodes' user needs a password, and a replica acknowledgement
-     * times out within the node timeout.
-     *
-     * @throws IllegalArgumentException naming the key that is set and the one that is missing
-     */
-    public static void requireComplete(BackendSettings settings) {
-        Optional<String> master = settings.get(SENTINEL_MASTER);
-        List<String> sentinels = settings.list(SENTINEL_NODES);
-        if (master.isPresent() && sentinels.isEmpty()) {
-            throw new IllegalArgumentException(SENTINEL_MASTER + " is set to '" + master.get() + "' but "
-                    + SENTINEL_NODES + " is not: list the Sentinels as host:port,host:port");
-        }
-        if (master.isEmpty() && !sentinels.isEmpty()) {
-            throw new IllegalArgumentException(SENTINEL_NODES + " is set to '"
-                    + BackendSettings.maskCredentials(String.join(",", sentinels)) + "' but " + SENTINEL_MASTER
-                    + " is not: name the master the Sentinels monitor");
-        }
-        RedlockSettings read = from(settings);
-        if (read.waitReplicas > 0 && read.waitReplicasTimeout.compareTo(read.nodeTimeout) >= 0) {
             throw new IllegalArgumentException(
-                    WAIT_REPLICAS_TIMEOUT + " " + DurationFormat.format(read.waitReplicasTimeout)
-                            + " must be shorter than " + NODE_TIMEOUT + " " + DurationFormat.format(read.nodeTimeout)
-                            + ": the reply to WAIT must arrive within the node timeout");
+                    WAIT_REPLICAS + " has '" + value + "'; expected a number of replicas, 0 or more");
         }
-        Optional<String> user = settings.get(SENTINEL_MASTER_USER);
-        boolean credentials =
-                user.isPresent() || settings.get(SENTINEL_MASTER_PASSWORD).isPresent();
-        if (credentials && master.isEmpty()) {
-            throw new IllegalArgumentException(
-                    (user.isPresent() ? SENTINEL_MASTER_USER : SENTINEL_MASTER_PASSWORD) + " is set but "
-                            + SENTINEL_MASTER + " is not; the data nodes' credentials are for Sentinel mode"
-                            + " (redis:// nodes carry theirs in the URI)");
-        }
-        if (user.isPresent() && settings.get(SENTINEL_MASTER_PASSWORD).isEmpty()) {
-            throw new IllegalArgumentException(SENTINEL_MASTER_USER + " is set to '" + user.get() + "' but "
-                    + SENTINEL_MASTER_PASSWORD + " is not");
-        }
-    }
-
-    /** Zero turns the quarantine off; anything else must be positive. */
-    private static Duration parseQuarantine(String value) {
-        Duration quarantine = DurationFormat.parse(RESTART_QUARANTINE, value);
-        return quarantine.isZero() ? Duration.ZERO : DurationFormat.parsePositive(RESTART_QUARANTINE, value);
     }
 
     private static boolean parseBoolean(String value) {
@@ -364,31 +261,49 @@ public final class RedlockSettings {
         };
     }
 
-    private static List<RedisNodeAddress> parseNodes(List<String> uris) {
-        List<RedisNodeAddress> parsed = new ArrayList<>();
-        for (String uri : uris) {
-            RedisNodeAddress node = RedisNodeAddress.parse(NODES, uri);
-            if (parsed.stream().anyMatch(n -> n.host().equalsIgnoreCase(node.host()) && n.port() == node.port())) {
-                throw new IllegalArgumentException(NODES + " lists " + node.host() + ":" + node.port()
-                        + " twice; Redlock needs independent masters");
-            }
-            parsed.add(node);
-        }
-        return parsed;
-    }
-
     private static double parseDriftFactor(String value) {
-        double factor;
         try {
-            factor = Double.parseDouble(value);
+            return Double.parseDouble(value);
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(
                     DRIFT_FACTOR + " has '" + value + "', which is not a number; expected e.g. 0.01");
         }
-        if (!(factor >= 0.0 && factor < 0.5)) {
-            throw new IllegalArgumentException(DRIFT_FACTOR + " must be in [0, 0.5), got " + value);
+    }
+
+    /**
+     * Entries of {@code key} as {@code host:port} or {@code redis://} / {@code rediss://} URIs, in
+     * order. Rejects a database other than 0 (with {@code noDatabase} as the reason) and an entry
+     * listed twice.
+     */
+    private static List<RedisNodeAddress> parseHostPorts(String key, List<String> entries, String noDatabase) {
+        List<RedisNodeAddress> parsed = new ArrayList<>();
+        for (String entry : entries) {
+            String trimmed = entry == null ? "" : entry.trim();
+            RedisNodeAddress node =
+                    RedisNodeAddress.parse(key, trimmed.contains("://") ? trimmed : "redis://" + trimmed);
+            if (node.database() != 0) {
+                throw new IllegalArgumentException(key + " entry '" + node + "' names a database; " + noDatabase);
+            }
+            requireNotListed(key, parsed, node, "");
+            parsed.add(node);
         }
-        return factor;
+        return List.copyOf(parsed);
+    }
+
+    private static List<RedisNodeAddress> parseNodes(List<String> uris) {
+        List<RedisNodeAddress> parsed = new ArrayList<>();
+        for (String uri : uris) {
+            RedisNodeAddress node = RedisNodeAddress.parse(NODES, uri);
+            requireNotListed(NODES, parsed, node, "; Redlock needs independent masters");
+            parsed.add(node);
+        }
+        return List.copyOf(parsed);
+    }
+
+    private static void requireNotListed(String key, List<RedisNodeAddress> listed, RedisNodeAddress node, String why) {
+        if (listed.stream().anyMatch(n -> n.host().equalsIgnoreCase(node.host()) && n.port() == node.port())) {
+            throw new IllegalArgumentException(key + " lists " + node.host() + ":" + node.port() + " twice" + why);
+        }
     }
 
     /**
@@ -512,5 +427,284 @@ public final class RedlockSettings {
                         : ", clusterNodes=" + BackendSettings.maskCredentials(clusterNodes.toString()))
                 + ", waitReplicas=" + waitReplicas
                 + ", waitReplicasTimeout=" + waitReplicasTimeout + "}";
+    }
+
+    /**
+     * Builds {@link RedlockSettings}: one of {@link #nodes}, the Sentinel options ({@link
+     * #sentinelMaster} with {@link #sentinelNodes}) or {@link #clusterNodes}, and the options that
+     * tune it. Each setter checks its value at once and throws {@link IllegalArgumentException}
+     * naming the key and the value (passwords masked); {@link #build()} checks how the options go
+     * together. Not thread-safe.
+     */
+    public static final class Builder {
+        private List<RedisNodeAddress> nodes = List.of();
+        private Duration nodeTimeout = DEFAULT_NODE_TIMEOUT;
+        private double driftFactor = DEFAULT_DRIFT_FACTOR;
+        private Duration retryDelay = DEFAULT_RETRY_DELAY;
+        private Duration restartQuarantine;
+        private boolean persistentNodes;
+        private RedlockKeys keys = RedlockKeys.defaults();
+        private String sentinelMaster;
+        private List<RedisNodeAddress> sentinelNodes = List.of();
+        private String sentinelMasterUser;
+        private String sentinelMasterPassword;
+        private List<RedisNodeAddress> clusterNodes = List.of();
+        private int waitReplicas;
+        private Duration waitReplicasTimeout;
+
+        private Builder() {}
+
+        /**
+         * {@value #NODES}: independent Redis masters, {@code redis://[user:password@]host:port[/db]}
+         * or {@code rediss://...} (TLS, verified against the JVM's trust store and the host name).
+         * Default none. No server may be listed twice.
+         */
+        public Builder nodes(List<String> uris) {
+            this.nodes = parseNodes(requireList(NODES, uris));
+            return this;
+        }
+
+        /** As {@link #nodes(List)}. */
+        public Builder nodes(String... uris) {
+            return nodes(Arrays.asList(uris));
+        }
+
+        /**
+         * {@value #SENTINEL_MASTER}: the master name the Sentinels of {@link #sentinelNodes} monitor.
+         * Default unset. Not blank.
+         */
+        public Builder sentinelMaster(String master) {
+            String trimmed = master == null ? "" : master.trim();
+            if (trimmed.isEmpty()) {
+                throw new IllegalArgumentException(
+                        SENTINEL_MASTER + " is empty: name the master the Sentinels monitor, got '" + master + "'");
+            }
+            this.sentinelMaster = trimmed;
+            return this;
+        }
+
+        /**
+         * {@value #SENTINEL_NODES}: the Sentinels, {@code host:port} or a {@code redis://} / {@code
+         * rediss://} URI when they need credentials or TLS; asked in this order. Default none.
+         */
+        public Builder sentinelNodes(List<String> sentinels) {
+            this.sentinelNodes =
+                    parseHostPorts(SENTINEL_NODES, requireList(SENTINEL_NODES, sentinels), "Sentinels have none");
+            return this;
+        }
+
+        /** As {@link #sentinelNodes(List)}. */
+        public Builder sentinelNodes(String... sentinels) {
+            return sentinelNodes(Arrays.asList(sentinels));
+        }
+
+        /** {@value #SENTINEL_MASTER_USER}: the data nodes' ACL user. Default none; needs a password. */
+        public Builder sentinelMasterUser(String user) {
+            if (user == null || user.isBlank()) {
+                throw new IllegalArgumentException(SENTINEL_MASTER_USER + " must not be blank, got '" + user + "'");
+            }
+            this.sentinelMasterUser = user.trim();
+            return this;
+        }
+
+        /** {@value #SENTINEL_MASTER_PASSWORD}: the data nodes' password. Default none. Never printed. */
+        public Builder sentinelMasterPassword(String password) {
+            if (password == null) {
+                throw new IllegalArgumentException(SENTINEL_MASTER_PASSWORD + " must not be null");
+            }
+            this.sentinelMasterPassword = password;
+            return this;
+        }
+
+        /**
+         * {@value #CLUSTER_NODES}: seed nodes of one Redis Cluster, {@code host:port} or {@code
+         * redis://} / {@code rediss://} URIs without a database. Default none. The restart
+         * quarantine is off in this mode ({@link RedlockSettings#clusterNodes()} says why).
+         */
+        public Builder clusterNodes(List<String> seeds) {
+            this.clusterNodes = parseHostPorts(
+                    CLUSTER_NODES, requireList(CLUSTER_NODES, seeds), "a Redis Cluster has only database 0");
+            return this;
+        }
+
+        /** As {@link #clusterNodes(List)}. */
+        public Builder clusterNodes(String... seeds) {
+            return clusterNodes(Arrays.asList(seeds));
+        }
+
+        /** {@value #NODE_TIMEOUT}: per-node connect and response timeout. Default 50ms; positive. */
+        public Builder nodeTimeout(Duration nodeTimeout) {
+            this.nodeTimeout = DurationFormat.requirePositive(NODE_TIMEOUT, nodeTimeout);
+            return this;
+        }
+
+        /**
+         * {@value #DRIFT_FACTOR}: clock drift allowance as a fraction of the lease, 2 ms added.
+         * Default 0.01; in [0, 0.5).
+         */
+        public Builder driftFactor(double driftFactor) {
+            if (!(driftFactor >= 0.0 && driftFactor < 0.5)) {
+                throw new IllegalArgumentException(DRIFT_FACTOR + " must be in [0, 0.5), got " + driftFactor);
+            }
+            this.driftFactor = driftFactor;
+            return this;
+        }
+
+        /** {@value #RETRY_DELAY}: mean randomised delay between attempts. Default 200ms; positive. */
+        public Builder retryDelay(Duration retryDelay) {
+            this.retryDelay = DurationFormat.requirePositive(RETRY_DELAY, retryDelay);
+            return this;
+        }
+
+        /**
+         * {@value #RESTART_QUARANTINE}: how long a restarted node stays out of the quorum. Default
+         * unset: it follows the leases that can still be outstanding ({@link
+         * RedlockSettings#restartQuarantine()}). Positive: that fixed time, and no lease may be
+         * longer; {@link Duration#ZERO} turns the quarantine off. Not negative.
+         */
+        public Builder restartQuarantine(Duration restartQuarantine) {
+            if (restartQuarantine == null || restartQuarantine.isNegative()) {
+                throw new IllegalArgumentException(RESTART_QUARANTINE + " must be 0s (off) or positive, got "
+                        + (restartQuarantine == null ? "null" : DurationFormat.format(restartQuarantine)));
+            }
+            this.restartQuarantine = restartQuarantine.isZero()
+                    ? Duration.ZERO
+                    : DurationFormat.requirePositive(RESTART_QUARANTINE, restartQuarantine);
+            return this;
+        }
+
+        /**
+         * {@value #PERSISTENT_NODES}: whether a node that says it fsyncs every write skips the
+         * restart quarantine. Default false.
+         */
+        public Builder persistentNodes(boolean persistentNodes) {
+            this.persistentNodes = persistentNodes;
+            return this;
+        }
+
+        /**
+         * {@value #KEY_PREFIX}: starts every key and channel the backend uses on the nodes. Default
+         * {@value RedlockKeys#DEFAULT_PREFIX}; rules in {@link RedlockKeys#withPrefix}.
+         */
+        public Builder keyPrefix(String prefix) {
+            this.keys = RedlockKeys.withPrefix(prefix);
+            return this;
+        }
+
+        /**
+         * {@value #WAIT_REPLICAS}: replicas of each master that must acknowledge a grant. Default 0
+         * (no acknowledgement); not negative.
+         */
+        public Builder waitReplicas(int replicas) {
+            if (replicas < 0) {
+                throw new IllegalArgumentException(
+                        WAIT_REPLICAS + " has '" + replicas + "'; expected a number of replicas, 0 or more");
+            }
+            this.waitReplicas = replicas;
+            return this;
+        }
+
+        /**
+         * {@value #WAIT_REPLICAS_TIMEOUT}: how long {@code WAIT} may block on the server. Default
+         * half the node timeout; positive, and shorter than the node timeout (checked by {@link
+         * #build()}).
+         */
+        public Builder waitReplicasTimeout(Duration timeout) {
+            this.waitReplicasTimeout = DurationFormat.requirePositive(WAIT_REPLICAS_TIMEOUT, timeout);
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException if no mode or more than one was chosen, a Sentinel option
+         *     lacks its partner, a Redis Cluster is given a positive restart quarantine, or the
+         *     replica acknowledgement would not time out within the node timeout; the message names
+         *     the keys involved
+         */
+        public RedlockSettings build() {
+            requireOneModeAtMost();
+            requireComplete();
+            return new RedlockSettings(this);
+        }
+
+        /** The checks a configuration passes key by key: no two modes at once. */
+        void requireOneModeAtMost() {
+            if (!clusterNodes.isEmpty()) {
+                for (String other : List.of(NODES, SENTINEL_MASTER, SENTINEL_NODES)) {
+                    if (isSet(other)) {
+                        throw new IllegalArgumentException(CLUSTER_NODES + " and " + other
+                                + " are both set: use one mode at a time, a Redis Cluster (" + CLUSTER_NODES
+                                + "), independent redis:// masters (" + NODES
+                                + ") or one master found through Sentinel (" + SENTINEL_MASTER + " and "
+                                + SENTINEL_NODES + ")");
+                    }
+                }
+                if (restartQuarantine != null && !restartQuarantine.isZero()) {
+                    throw new IllegalArgumentException(RESTART_QUARANTINE + " is '"
+                            + DurationFormat.format(restartQuarantine) + "' but " + CLUSTER_NODES
+                            + " is set: a Redis Cluster runs without the restart quarantine (a lost grant is"
+                            + " refused by the fence); leave " + RESTART_QUARANTINE + " unset or 0s");
+                }
+            }
+            if (!nodes.isEmpty() && (sentinelMaster != null || !sentinelNodes.isEmpty())) {
+                throw new IllegalArgumentException(NODES + " and "
+                        + (sentinelMaster != null ? SENTINEL_MASTER : SENTINEL_NODES)
+                        + " are both set: use one mode at a time, either independent redis:// masters (" + NODES
+                        + ") or one master found through Sentinel (" + SENTINEL_MASTER + " and " + SENTINEL_NODES
+                        + ")");
+            }
+        }
+
+        /** What only the whole configuration can tell, checked when a client is created. */
+        private void requireComplete() {
+            if (sentinelMaster != null && sentinelNodes.isEmpty()) {
+                throw new IllegalArgumentException(SENTINEL_MASTER + " is set to '" + sentinelMaster + "' but "
+                        + SENTINEL_NODES + " is not: list the Sentinels as host:port,host:port");
+            }
+            if (sentinelMaster == null && !sentinelNodes.isEmpty()) {
+                throw new IllegalArgumentException(SENTINEL_NODES + " is set to '"
+                        + BackendSettings.maskCredentials(sentinelNodes.toString()) + "' but " + SENTINEL_MASTER
+                        + " is not: name the master the Sentinels monitor");
+            }
+            Duration ackTimeout = waitReplicasTimeout != null ? waitReplicasTimeout : nodeTimeout.dividedBy(2);
+            if (waitReplicas > 0 && ackTimeout.compareTo(nodeTimeout) >= 0) {
+                throw new IllegalArgumentException(WAIT_REPLICAS_TIMEOUT + " " + DurationFormat.format(ackTimeout)
+                        + " must be shorter than " + NODE_TIMEOUT + " " + DurationFormat.format(nodeTimeout)
+                        + ": the reply to WAIT must arrive within the node timeout");
+            }
+            boolean credentials = sentinelMasterUser != null || sentinelMasterPassword != null;
+            if (credentials && sentinelMaster == null) {
+                throw new IllegalArgumentException(
+                        (sentinelMasterUser != null ? SENTINEL_MASTER_USER : SENTINEL_MASTER_PASSWORD)
+                                + " is set but " + SENTINEL_MASTER
+                                + " is not; the data nodes' credentials are for Sentinel mode"
+                                + " (redis:// nodes carry theirs in the URI)");
+            }
+            if (sentinelMasterUser != null && sentinelMasterPassword == null) {
+                throw new IllegalArgumentException(SENTINEL_MASTER_USER + " is set to '" + sentinelMasterUser + "' but "
+                        + SENTINEL_MASTER_PASSWORD + " is not");
+            }
+            if (nodes.isEmpty() && sentinelMaster == null && clusterNodes.isEmpty()) {
+                throw new IllegalArgumentException(NODES
+                        + " is required for the redlock backend: comma-separated redis:// or rediss:// URIs (or "
+                        + SENTINEL_MASTER + " and " + SENTINEL_NODES + " for one master found through Sentinel, or "
+                        + CLUSTER_NODES + " for a Redis Cluster)");
+            }
+        }
+
+        private boolean isSet(String key) {
+            return switch (key) {
+                case NODES -> !nodes.isEmpty();
+                case SENTINEL_MASTER -> sentinelMaster != null;
+                case SENTINEL_NODES -> !sentinelNodes.isEmpty();
+                default -> throw new IllegalStateException(key);
+            };
+        }
+
+        private static List<String> requireList(String key, List<String> values) {
+            if (values == null) {
+                throw new IllegalArgumentException(key + " must not be null");
+            }
+            return values;
+        }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.redlock.internal.RedlockProviderFactory;
 import dev.fencedlock.spi.LockProviderFactory;
 import java.util.List;
 import java.util.ServiceLoader;

@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class RedlockSettingsTest {
 
     private static RedlockSettings redlock(LockConfig config) {
-        return RedlockSettings.from(config.settings(RedlockProviderFactory.BACKEND));
+        return RedlockSettings.from(config.settings(RedlockLocks.BACKEND));
     }
 
     @Test

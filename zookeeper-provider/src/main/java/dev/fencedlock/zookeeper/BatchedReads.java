@@ -22,7 +22,7 @@ import org.apache.zookeeper.ZooKeeper;
  * go out as one shared {@code sync} ({@link SharedSyncs}) followed by read-only {@code multi}
  * requests of up to {@value #MAX_PER_REQUEST} {@code getData} operations each. The server answers
  * one request per batch instead of one per lease, which is what lets one client keep tens of
- * thousands of ZooKeeper leases renewed (issue 13).
+ * thousands of ZooKeeper leases renewed.
  *
  * <p>The answers mean what a {@code sync} then {@code exists} meant: a read-only {@code multi} is
  * not atomic, each operation is answered on its own ({@code NONODE} for a node that is gone), and

@@ -2,6 +2,7 @@ package dev.fencedlock.zookeeper;
 
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.LockEventListener;
 import dev.fencedlock.LockNames;
 import dev.fencedlock.spi.LockClients;
 import java.util.Objects;
@@ -10,27 +11,46 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.utils.ZKPaths;
 
 /**
- * Creates {@link LockClient}s on a {@link CuratorFramework} that the application already has,
- * instead of one built from {@code fencedlock.zookeeper.connect}:
+ * Clients of the {@code zookeeper} backend built from typed settings, with the same entry points
+ * as every backend ({@code RedlockLocks}, {@code JdbcLocks}):
+ *
+ * <ul>
+ *   <li>{@link #create(ZooKeeperSettings)}: typed settings, every common setting at its default;
+ *   <li>{@link #create(LockConfig, ZooKeeperSettings)}: {@code common} supplies the settings every
+ *       backend shares (lease time, hold-time cap, fallback); its {@code fencedlock.backend} must
+ *       be {@code zookeeper}, and its {@code fencedlock.zookeeper.*} keys are not read;
+ *   <li>{@link #create(LockConfig, ZooKeeperSettings, LockEventListener)}: as above, reporting to a
+ *       listener;
+ *   <li>{@link #create(LockConfig, CuratorFramework)}: on the application's own Curator client,
+ *       the other settings read from {@code common}'s {@code fencedlock.zookeeper.*} keys.
+ * </ul>
  *
  * <pre>{@code
  * CuratorFramework curator = ...; // started, owned by the application
- * try (LockClient client = ZooKeeperLocks.newClient(curator)) {
+ * try (LockClient client = ZooKeeperLocks.create(
+ *         LockConfig.builder().backend("zookeeper").build(), curator)) {
  *     try (Lease lease = client.lock("inventory:sku-42").acquire(Duration.ofSeconds(5))) {
  *         ...
  *     }
  * }   // releases the client's leases; leaves curator open
  * }</pre>
  *
- * <p>The client's connect string, session timeout and retry policy are the application's;
- * {@code fencedlock.zookeeper.connect} and {@code fencedlock.zookeeper.session-timeout} are not
- * used. Paths are relative to the Curator client's namespace, if it has one, and new nodes get
- * the ACLs the Curator client gives them. The retry policy plays no part in acquisitions, lease
- * checks or releases: an acquisition ends within its wait plus {@code
- * fencedlock.zookeeper.operation-timeout} (taken from the configuration given, default 1 s), also
- * while the connection is down.
+ * <p>On the application's Curator client ({@link ZooKeeperSettings.Builder#curator}), the connect
+ * string, session timeout and retry policy are the application's; {@code
+ * fencedlock.zookeeper.connect} and {@code fencedlock.zookeeper.session-timeout} are not used.
+ * Paths are relative to the Curator client's namespace, if it has one, and new nodes get the ACLs
+ * the Curator client gives them. The retry policy plays no part in acquisitions, lease checks or
+ * releases: an acquisition ends within its wait plus {@code fencedlock.zookeeper.operation-timeout}
+ * (default 1 s), also while the connection is down. Otherwise the backend builds, owns and closes
+ * its Curator client ({@link ZooKeeperProviderFactory}).
+ *
+ * <p>Configuration by keys alone ({@code fencedlock.backend=zookeeper}, {@link LockClient#create},
+ * {@link LockClient#fromEnvironment}) reaches the same backend with the same checks.
  */
 public final class ZooKeeperLocks {
+    /** The value of {@code fencedlock.backend} that selects this backend. */
+    public static final String BACKEND = "zookeeper";
+
     /** The child of the base path under which token nodes live; never an encoded lock name. */
     static final String TOKENS_NODE = "%tokens";
 
@@ -65,32 +85,70 @@ public final class ZooKeeperLocks {
         return ZKPaths.makePath(basePath, TOKENS_NODE, ZNodeNames.encode(LockNames.requireValid(lockName)));
     }
 
-    /** A client with the default configuration (lease time 30s, base path {@code /fencedlock}). */
-    public static LockClient newClient(CuratorFramework curator) {
-        return newClient(
-                curator,
-                LockConfig.builder().backend(ZooKeeperProviderFactory.BACKEND).build());
+    /**
+     * A client on {@code settings}, every common setting at its default (lease time 30s).
+     *
+     * @throws IllegalArgumentException if the base path cannot be used on the ensemble
+     */
+    public static LockClient create(ZooKeeperSettings settings) {
+        return create(LockConfig.builder().backend(BACKEND).build(), settings);
     }
 
     /**
-     * A client with {@code config}'s lease time, hold-time cap and base path.
+     * A client on {@code settings}, with {@code common}'s lease time, hold-time cap and fallback.
+     *
+     * @throws IllegalArgumentException if {@code common} names another backend, or the Curator
+     *     client of {@code settings} is no longer started
+     */
+    public static LockClient create(LockConfig common, ZooKeeperSettings settings) {
+        requireUsable(common, settings);
+        return LockClients.create(common, runtime -> ZooKeeperProviderFactory.provider(settings, runtime));
+    }
+
+    /** As {@link #create(LockConfig, ZooKeeperSettings)}, reporting to {@code listener}. */
+    public static LockClient create(LockConfig common, ZooKeeperSettings settings, LockEventListener listener) {
+        requireUsable(common, settings);
+        Objects.requireNonNull(listener, "listener");
+        return LockClients.create(common, listener, runtime -> ZooKeeperProviderFactory.provider(settings, runtime));
+    }
+
+    /**
+     * A client on the application's Curator client, with {@code common}'s lease time, hold-time cap
+     * and {@code fencedlock.zookeeper.*} keys (base path, operation timeout, token retention); its
+     * {@code connect} and {@code session-timeout} are not used, the Curator client has its own.
      *
      * @param curator a started client; closing the returned {@link LockClient} does not close it
-     * @throws IllegalArgumentException if {@code curator} is not started, {@code config} names
-     *     another backend, or its base path is not a usable znode path
+     * @throws IllegalArgumentException if {@code curator} is not started, {@code common} names
+     *     another backend, or a value is rejected by
+     *     {@link ZooKeeperSettings.Builder}
      */
-    public static LockClient newClient(CuratorFramework curator, LockConfig config) {
+    public static LockClient create(LockConfig common, CuratorFramework curator) {
+        Objects.requireNonNull(common, "common");
         Objects.requireNonNull(curator, "curator");
-        Objects.requireNonNull(config, "config");
-        if (curator.getState() != CuratorFrameworkState.STARTED) {
-            throw new IllegalArgumentException(
-                    "curator must be started before creating a lock client on it, but it is " + curator.getState());
+        requireThisBackend(common);
+        return create(
+                common,
+                ZooKeeperSettings.builder(common.settings(BACKEND))
+                        .curatorInsteadOfConnect(curator)
+                        .build());
+    }
+
+    private static void requireUsable(LockConfig common, ZooKeeperSettings settings) {
+        Objects.requireNonNull(common, "common");
+        Objects.requireNonNull(settings, "settings");
+        requireThisBackend(common);
+        settings.curator()
+                .filter(curator -> curator.getState() != CuratorFrameworkState.STARTED)
+                .ifPresent(curator -> {
+                    throw new IllegalArgumentException("curator must be started before creating a lock client on"
+                            + " it, but it is " + curator.getState());
+                });
+    }
+
+    private static void requireThisBackend(LockConfig common) {
+        if (!BACKEND.equals(common.backend())) {
+            throw new IllegalArgumentException(LockConfig.BACKEND + " must be '" + BACKEND
+                    + "' for a client of ZooKeeperLocks, got '" + common.backend() + "'");
         }
-        if (!ZooKeeperProviderFactory.BACKEND.equals(config.backend())) {
-            throw new IllegalArgumentException(LockConfig.BACKEND + " must be '" + ZooKeeperProviderFactory.BACKEND
-                    + "' for a client on a CuratorFramework, got '" + config.backend() + "'");
-        }
-        ZooKeeperSettings settings = ZooKeeperSettings.from(config.settings(ZooKeeperProviderFactory.BACKEND));
-        return LockClients.create(config, runtime -> new ZooKeeperLockProvider(curator, false, settings, runtime));
     }
 }

@@ -13,8 +13,8 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
  * The {@code zookeeper} backend, found by {@link java.util.ServiceLoader}. It builds and owns a
- * {@link CuratorFramework} from the configuration; to use a client the application already has,
- * see {@link ZooKeeperLocks}.
+ * {@link CuratorFramework} from the configuration; {@link ZooKeeperLocks} builds clients from typed
+ * settings, also on a Curator client the application already has.
  *
  * <p>The owned client uses:
  *
@@ -34,9 +34,6 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * create the {@link dev.fencedlock.LockClient}. Thread-safe.
  */
 public final class ZooKeeperProviderFactory implements LockProviderFactory {
-    /** The value of {@code fencedlock.backend} that selects this provider. */
-    public static final String BACKEND = "zookeeper";
-
     private static final Duration MAX_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
     private static final int RETRY_BASE_SLEEP_MS = 100;
     private static final int RETRY_MAX_RETRIES = 2;
@@ -44,7 +41,7 @@ public final class ZooKeeperProviderFactory implements LockProviderFactory {
 
     @Override
     public String backend() {
-        return BACKEND;
+        return ZooKeeperLocks.BACKEND;
     }
 
     @Override
@@ -60,16 +57,26 @@ public final class ZooKeeperProviderFactory implements LockProviderFactory {
 
     /**
      * @throws IllegalArgumentException if {@code fencedlock.zookeeper.connect} is missing, or any
-     *     value is rejected by {@link ZooKeeperSettings#from}
+     *     value is rejected by {@link ZooKeeperSettings.Builder#build()}
      */
     @Override
     public LockProvider create(LockConfig config, LeaseRuntime runtime) {
-        ZooKeeperSettings settings = ZooKeeperSettings.from(config.settings(BACKEND));
-        String connect = settings.connect()
-                .orElseThrow(() -> new IllegalArgumentException(ZooKeeperSettings.CONNECT + " is required for backend "
-                        + BACKEND + ", e.g. zk1:2181,zk2:2181,zk3:2181"));
-        CuratorFramework curator = curatorBuilder(
-                        connect, (int) settings.sessionTimeout().toMillis())
+        return provider(
+                ZooKeeperSettings.builder(config.settings(ZooKeeperLocks.BACKEND))
+                        .build(),
+                runtime);
+    }
+
+    /**
+     * A provider on the application's Curator client of {@code settings}, or on one it builds and
+     * owns from their connect string.
+     */
+    static LockProvider provider(ZooKeeperSettings settings, LeaseRuntime runtime) {
+        if (settings.curator().isPresent()) {
+            return new ZooKeeperLockProvider(settings.curator().get(), false, settings, runtime);
+        }
+        CuratorFramework curator = curatorBuilder(settings.connect().orElseThrow(), (int)
+                        settings.sessionTimeout().toMillis())
                 .build();
         curator.start();
         try {

@@ -1,17 +1,22 @@
 package dev.fencedlock.zookeeper;
 
 import dev.fencedlock.spi.BackendSettings;
+import dev.fencedlock.spi.DurationFormat;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.zookeeper.client.ConnectStringParser;
 import org.apache.zookeeper.common.PathUtils;
 
 /**
- * The configuration keys of the {@code zookeeper} backend, and their values read from a {@link
- * dev.fencedlock.LockConfig}. Set them like any key, e.g. {@code
+ * The settings of the {@code zookeeper} backend: typed, from {@link #builder()} for {@link
+ * ZooKeeperLocks#create(ZooKeeperSettings)}, or read from the configuration keys with {@link
+ * #from}. Set the keys like any key, e.g. {@code
  * LockConfig.builder().backend("zookeeper").set(ZooKeeperSettings.CONNECT, "zk1:2181,zk2:2181")},
- * or as {@code FENCEDLOCK_ZOOKEEPER_CONNECT} in the environment.
+ * or as {@code FENCEDLOCK_ZOOKEEPER_CONNECT} in the environment. Both paths run the same checks.
  *
  * <table>
  *   <caption>Keys</caption>
@@ -64,26 +69,48 @@ public final class ZooKeeperSettings {
     static final Duration MIN_TOKEN_RETENTION = Duration.ofMinutes(1);
 
     private final String connect;
+    private final CuratorFramework curator;
     private final String basePath;
     private final Duration sessionTimeout;
     private final Duration operationTimeout;
     private final Duration tokenRetention;
 
-    private ZooKeeperSettings(
-            String connect,
-            String basePath,
-            Duration sessionTimeout,
-            Duration operationTimeout,
-            Duration tokenRetention) {
-        this.connect = connect;
-        this.basePath = basePath;
-        this.sessionTimeout = sessionTimeout;
-        this.operationTimeout = operationTimeout;
-        this.tokenRetention = tokenRetention;
+    private ZooKeeperSettings(Builder builder) {
+        this.connect = builder.connect;
+        this.curator = builder.curator;
+        this.basePath = builder.basePath;
+        this.sessionTimeout = builder.sessionTimeout;
+        this.operationTimeout = builder.operationTimeout;
+        this.tokenRetention = builder.tokenRetention;
+    }
+
+    /** An empty builder: every option at its default, neither a connect string nor a client set. */
+    public static Builder builder() {
+        return new Builder();
     }
 
     /**
-     * Reads and checks the values that were set; absent keys take their defaults.
+     * A builder holding the values of the keys that were set, each read and checked by the setter
+     * of its option; for example to add the application's {@link CuratorFramework} to the other
+     * settings of a {@link dev.fencedlock.LockConfig}.
+     *
+     * @throws IllegalArgumentException naming the key and the value for a value that cannot be used
+     */
+    public static Builder builder(BackendSettings settings) {
+        Builder builder = builder();
+        settings.get(CONNECT).ifPresent(builder::connect);
+        settings.get(BASE_PATH).ifPresent(builder::basePath);
+        settings.positiveDuration(SESSION_TIMEOUT).ifPresent(builder::sessionTimeout);
+        settings.positiveDuration(OPERATION_TIMEOUT).ifPresent(builder::operationTimeout);
+        settings.positiveDuration(TOKEN_RETENTION).ifPresent(builder::tokenRetention);
+        return builder;
+    }
+
+    /**
+     * Reads and checks the values that were set, as a configuration is checked key by key while it
+     * is built: absent keys take their defaults, and a missing connect string gives an empty {@link
+     * #connect()} (it is required when a client is created, unless one is built on the
+     * application's Curator client).
      *
      * @throws IllegalArgumentException naming the key and the value for a malformed connect string
      *     (including a chroot that is not at its end), a base path that is not a usable znode path,
@@ -92,21 +119,9 @@ public final class ZooKeeperSettings {
      *     a token retention below {@link #MIN_TOKEN_RETENTION}
      */
     public static ZooKeeperSettings from(BackendSettings settings) {
-        Duration sessionTimeout = settings.positiveDuration(SESSION_TIMEOUT)
-                .map(ZooKeeperSettings::requireIntMillis)
-                .orElse(DEFAULT_SESSION_TIMEOUT);
-        return new ZooKeeperSettings(
-                settings.get(CONNECT)
-                        .map(ZooKeeperSettings::requireValidConnect)
-                        .orElse(null),
-                requireValidBasePath(settings.get(BASE_PATH).orElse(DEFAULT_BASE_PATH)),
-                sessionTimeout,
-                settings.positiveDuration(OPERATION_TIMEOUT)
-                        .map(timeout -> requireBelowSession(timeout, sessionTimeout))
-                        .orElseGet(() -> requireBelowSession(DEFAULT_OPERATION_TIMEOUT, sessionTimeout)),
-                settings.positiveDuration(TOKEN_RETENTION)
-                        .map(ZooKeeperSettings::requireRetention)
-                        .orElse(DEFAULT_TOKEN_RETENTION));
+        Builder builder = builder(settings);
+        builder.requireConsistent();
+        return new ZooKeeperSettings(builder);
     }
 
     private static Duration requireBelowSession(Duration operationTimeout, Duration sessionTimeout) {
@@ -130,7 +145,7 @@ public final class ZooKeeperSettings {
     }
 
     private static String requireValidConnect(String connect) {
-        if (connect.isEmpty() || connect.chars().anyMatch(Character::isWhitespace)) {
+        if (connect == null || connect.isEmpty() || connect.chars().anyMatch(Character::isWhitespace)) {
             throw new IllegalArgumentException(
                     CONNECT + " must not be blank or contain whitespace, got '" + connect + "'");
         }
@@ -155,7 +170,7 @@ public final class ZooKeeperSettings {
     }
 
     private static String requireValidBasePath(String basePath) {
-        if (!basePath.startsWith("/") || basePath.length() < 2 || basePath.endsWith("/")) {
+        if (basePath == null || !basePath.startsWith("/") || basePath.length() < 2 || basePath.endsWith("/")) {
             throw new IllegalArgumentException(BASE_PATH
                     + " must be an absolute znode path like /fencedlock, without a trailing slash, got '" + basePath
                     + "'");
@@ -186,6 +201,14 @@ public final class ZooKeeperSettings {
         return Optional.ofNullable(connect);
     }
 
+    /**
+     * The application's Curator client the locks run on; empty when the backend builds and owns its
+     * own from {@link #connect()}.
+     */
+    public Optional<CuratorFramework> curator() {
+        return Optional.ofNullable(curator);
+    }
+
     /** Root znode under which lock nodes are created. Default {@code /fencedlock}. */
     public String basePath() {
         return basePath;
@@ -214,7 +237,110 @@ public final class ZooKeeperSettings {
 
     @Override
     public String toString() {
-        return "ZooKeeperSettings{connect=" + connect + ", basePath=" + basePath + ", sessionTimeout=" + sessionTimeout
-                + ", operationTimeout=" + operationTimeout + ", tokenRetention=" + tokenRetention + "}";
+        return "ZooKeeperSettings{"
+                + (curator != null ? "curator=" + curator.getClass().getSimpleName() : "connect=" + connect)
+                + ", basePath=" + basePath + ", sessionTimeout=" + sessionTimeout + ", operationTimeout="
+                + operationTimeout + ", tokenRetention=" + tokenRetention + "}";
+    }
+
+    /**
+     * Builds {@link ZooKeeperSettings}: either a {@link #connect} string, for a Curator client the
+     * backend builds and owns, or the application's own started {@link #curator}. Each setter checks
+     * its value at once and throws {@link IllegalArgumentException} naming the key and the value;
+     * {@link #build()} checks how they go together. Not thread-safe.
+     */
+    public static final class Builder {
+        private String connect;
+        private CuratorFramework curator;
+        private String basePath = DEFAULT_BASE_PATH;
+        private Duration sessionTimeout = DEFAULT_SESSION_TIMEOUT;
+        private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
+        private Duration tokenRetention = DEFAULT_TOKEN_RETENTION;
+
+        private Builder() {}
+
+        /**
+         * {@value #CONNECT}: {@code host:port[,host:port...][/chroot]}, for a Curator client the
+         * backend builds, starts and closes. Default none; excludes {@link #curator}.
+         */
+        public Builder connect(String connect) {
+            this.connect = requireValidConnect(connect);
+            return this;
+        }
+
+        /**
+         * The application's Curator client, started; the lock client does not close it. Its connect
+         * string, session timeout, namespace and ACLs are the application's, so {@link #connect}
+         * and {@link #sessionTimeout} do not apply to it. Default none; excludes {@link #connect}.
+         */
+        public Builder curator(CuratorFramework curator) {
+            this.curator = Objects.requireNonNull(curator, "curator");
+            return this;
+        }
+
+        /** As {@link #curator}, dropping a connect string read from the configuration. */
+        Builder curatorInsteadOfConnect(CuratorFramework curator) {
+            this.connect = null;
+            return curator(curator);
+        }
+
+        /** {@value #BASE_PATH}: root znode for locks. Default {@code /fencedlock}. */
+        public Builder basePath(String basePath) {
+            this.basePath = requireValidBasePath(basePath);
+            return this;
+        }
+
+        /**
+         * {@value #SESSION_TIMEOUT}: the owned Curator client's session timeout. Default 15s;
+         * between 1 ms and {@code Integer.MAX_VALUE} ms.
+         */
+        public Builder sessionTimeout(Duration sessionTimeout) {
+            this.sessionTimeout = requireIntMillis(DurationFormat.requirePositive(SESSION_TIMEOUT, sessionTimeout));
+            return this;
+        }
+
+        /**
+         * {@value #OPERATION_TIMEOUT}: the per-attempt bound of an acquisition (see the class
+         * description). Default 1s; at least 1 ms and below the session timeout (checked by {@link
+         * #build()}).
+         */
+        public Builder operationTimeout(Duration operationTimeout) {
+            this.operationTimeout = DurationFormat.requirePositive(OPERATION_TIMEOUT, operationTimeout);
+            return this;
+        }
+
+        /**
+         * {@value #TOKEN_RETENTION}: how long the token node of an unused lock name is kept. Default
+         * 1 day; at least {@link #MIN_TOKEN_RETENTION}.
+         */
+        public Builder tokenRetention(Duration tokenRetention) {
+            this.tokenRetention = requireRetention(DurationFormat.requirePositive(TOKEN_RETENTION, tokenRetention));
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException if neither or both of a connect string and a Curator
+         *     client were given, the Curator client is not started, or the operation timeout is not
+         *     below the session timeout
+         */
+        public ZooKeeperSettings build() {
+            requireConsistent();
+            if ((connect == null) == (curator == null)) {
+                throw new IllegalArgumentException(
+                        connect == null
+                                ? CONNECT + " is required for backend " + ZooKeeperLocks.BACKEND
+                                        + ", e.g. zk1:2181,zk2:2181,zk3:2181 (or hand in a started CuratorFramework)"
+                                : "give either " + CONNECT + " or a CuratorFramework, not both");
+            }
+            if (curator != null && curator.getState() != CuratorFrameworkState.STARTED) {
+                throw new IllegalArgumentException("curator must be started before creating a lock client on it,"
+                        + " but it is " + curator.getState());
+            }
+            return new ZooKeeperSettings(this);
+        }
+
+        void requireConsistent() {
+            requireBelowSession(operationTimeout, sessionTimeout);
+        }
     }
 }

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Ownership reads go out in batches (issue 13): many reads queued together cost the server a few
+ * Ownership reads go out in batches: many reads queued together cost the server a few
  * requests, not one per read, and each read still gets its own node's answer, also when some of
  * the nodes of a batch are gone; a server without read-only {@code multi} gets single reads.
  */

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Curator's own mutex suite ({@code TestInterProcessMutexBase}, from the {@code curator-recipes}
  * test jar) run against the {@code zookeeper} backend: each lock is a fencedlock lock built on the
- * test's own Curator client ({@link ZooKeeperLocks#newClient}) behind Curator's {@link
+ * test's own Curator client ({@link ZooKeeperLocks#create(LockConfig, CuratorFramework)}) behind Curator's {@link
  * InterProcessLock} ({@link FencedInterProcessLock}). The server-restart, killed-session,
  * two-client, namespace and {@code Locker} tests run as Curator wrote them; the ones that do not
  * apply are disabled below with the reason.
@@ -30,10 +30,10 @@ class CuratorMutexSuiteIT extends TestInterProcessMutexBase {
     @Override
     protected InterProcessLock makeLock(CuratorFramework client) {
         LockConfig config = LockConfig.builder()
-                .backend(ZooKeeperProviderFactory.BACKEND)
+                .backend(ZooKeeperLocks.BACKEND)
                 .set(ZooKeeperSettings.BASE_PATH, LOCK_BASE_PATH)
                 .build();
-        LockClient lockClient = ZooKeeperLocks.newClient(client, config);
+        LockClient lockClient = ZooKeeperLocks.create(config, client);
         clients.add(lockClient);
         return new FencedInterProcessLock(lockClient.lock(LOCK_NAME));
     }

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 12 item 3: a holder connected only to a follower that is cut off from the leader. Such a
+ * A holder connected only to a follower that is cut off from the leader. Such a
  * follower keeps answering plain reads for {@code tickTime x syncLimit} (10 s with the stock 2 s
  * tick and sync limit 5, used here), while the leader expires the holder's session after the
  * session timeout (6 s here) and grants the lock to a client on the other servers. The ownership

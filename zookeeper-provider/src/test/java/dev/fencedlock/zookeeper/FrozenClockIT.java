@@ -69,7 +69,7 @@ class FrozenClockIT {
                     ZooKeeperLockProvider provider = new ZooKeeperLockProvider(
                             curator,
                             true,
-                            ZooKeeperSettings.from(config.settings(ZooKeeperProviderFactory.BACKEND)),
+                            ZooKeeperSettings.from(config.settings(ZooKeeperLocks.BACKEND)),
                             runtime,
                             frozenWatch);
                     TestClient other = ZooKeeperTestSupport.client(config)) {

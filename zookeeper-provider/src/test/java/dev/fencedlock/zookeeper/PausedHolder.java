@@ -35,7 +35,7 @@ public final class PausedHolder {
 
     public static void main(String[] args) throws Exception {
         LockConfig config = LockConfig.builder()
-                .backend(ZooKeeperProviderFactory.BACKEND)
+                .backend(ZooKeeperLocks.BACKEND)
                 .leaseTime(Duration.ofSeconds(60))
                 .build();
         try (CuratorFramework curator = ZooKeeperProviderFactory.curatorBuilder(
@@ -44,7 +44,7 @@ public final class PausedHolder {
                         client -> StandardListenerManager.mappingStandard(PausedHolder::gated))
                 .build()) {
             curator.start();
-            try (LockClient client = ZooKeeperLocks.newClient(curator, config);
+            try (LockClient client = ZooKeeperLocks.create(config, curator);
                     Lease lease = client.lock(args[1]).acquire(Duration.ofSeconds(30));
                     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
                 lease.onLost((l, cause) -> say("LOST " + cause.getMessage()));

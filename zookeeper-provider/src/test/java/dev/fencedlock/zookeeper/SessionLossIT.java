@@ -211,8 +211,8 @@ class SessionLossIT {
                 .retryPolicy(new RetryOneTime(50))
                 .build()) {
             impatient.start();
-            LockClient client = ZooKeeperLocks.newClient(
-                    impatient, ZooKeeperTestSupport.config(server.getConnectString(), SESSION_TIMEOUT));
+            LockClient client = ZooKeeperLocks.create(
+                    ZooKeeperTestSupport.config(server.getConnectString(), SESSION_TIMEOUT), impatient);
             String lockPath = a.lock(LOCK).lockPath();
             Lease held = client.lock(LOCK).acquire(Duration.ofSeconds(5));
             String node = child(

@@ -29,7 +29,7 @@ class ZooKeeperContractIT extends LockContractTest {
     @Override
     protected LockConfig.Builder configuration() {
         return LockConfig.builder()
-                .backend(ZooKeeperProviderFactory.BACKEND)
+                .backend(ZooKeeperLocks.BACKEND)
                 .set(ZooKeeperSettings.CONNECT, server.getConnectString())
                 .set(ZooKeeperSettings.SESSION_TIMEOUT, Duration.ofSeconds(10));
     }

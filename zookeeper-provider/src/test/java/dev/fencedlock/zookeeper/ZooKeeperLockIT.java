@@ -346,7 +346,8 @@ class ZooKeeperLockIT {
 
     @Test
     void clientOnABorrowedCuratorLeavesItOpen() throws Exception {
-        LockClient borrowed = ZooKeeperLocks.newClient(observer);
+        LockClient borrowed = ZooKeeperLocks.create(
+                ZooKeeperSettings.builder().curator(observer).build());
         Lease lease = borrowed.lock(lockName).acquire(Duration.ofSeconds(5));
         assertThat(a.lock(lockName).tryAcquire(Duration.ZERO)).isEmpty();
         borrowed.close();
@@ -360,7 +361,8 @@ class ZooKeeperLockIT {
     @Test
     void clientOnANamespacedCuratorKeepsItsNodesInTheNamespace() throws Exception {
         CuratorFramework namespaced = observer.usingNamespace("tenant-a");
-        LockClient client = ZooKeeperLocks.newClient(namespaced);
+        LockClient client = ZooKeeperLocks.create(
+                ZooKeeperSettings.builder().curator(namespaced).build());
         try (Lease lease = client.lock(lockName).acquire(Duration.ofSeconds(5), Duration.ofSeconds(2))) {
             String lockPath = "/tenant-a/fencedlock/" + ZNodeNames.encode(lockName);
             String node = child(

@@ -89,12 +89,17 @@ class ZooKeeperProviderFactoryTest {
     @Test
     void borrowedClientMustBeStartedAndConfigMustNameThisBackend() {
         try (CuratorFramework curator = CuratorFrameworkFactory.newClient("127.0.0.1:1", new RetryOneTime(1))) {
-            assertThatThrownBy(() -> ZooKeeperLocks.newClient(curator))
+            assertThatThrownBy(
+                            () -> ZooKeeperSettings.builder().curator(curator).build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("curator must be started");
+            assertThatThrownBy(() -> ZooKeeperLocks.create(
+                            LockConfig.builder().backend(ZooKeeperLocks.BACKEND).build(), curator))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("curator must be started");
             curator.start();
-            assertThatThrownBy(() -> ZooKeeperLocks.newClient(
-                            curator, LockConfig.builder().backend("local").build()))
+            assertThatThrownBy(() -> ZooKeeperLocks.create(
+                            LockConfig.builder().backend("local").build(), curator))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining(LockConfig.BACKEND)
                     .hasMessageContaining("local");

@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class ZooKeeperSettingsTest {
 
     private static ZooKeeperSettings zookeeper(LockConfig config) {
-        return ZooKeeperSettings.from(config.settings(ZooKeeperProviderFactory.BACKEND));
+        return ZooKeeperSettings.from(config.settings(ZooKeeperLocks.BACKEND));
     }
 
     @Test

@@ -33,7 +33,7 @@ final class ZooKeeperTestSupport {
 
     static LockConfig config(String connect, Duration sessionTimeout) {
         return LockConfig.builder()
-                .backend(ZooKeeperProviderFactory.BACKEND)
+                .backend(ZooKeeperLocks.BACKEND)
                 .set(ZooKeeperSettings.CONNECT, connect)
                 .set(ZooKeeperSettings.SESSION_TIMEOUT, sessionTimeout)
                 .leaseTime(Duration.ofSeconds(30))
@@ -55,7 +55,7 @@ final class ZooKeeperTestSupport {
      * the factory builds its own (and closed with the lock client).
      */
     static TestClient client(LockConfig config, ConnectionWatch watch) {
-        ZooKeeperSettings settings = ZooKeeperSettings.from(config.settings(ZooKeeperProviderFactory.BACKEND));
+        ZooKeeperSettings settings = ZooKeeperSettings.from(config.settings(ZooKeeperLocks.BACKEND));
         CuratorFramework curator = ZooKeeperProviderFactory.curatorBuilder(
                         settings.connect().orElseThrow(),
                         (int) settings.sessionTimeout().toMillis())

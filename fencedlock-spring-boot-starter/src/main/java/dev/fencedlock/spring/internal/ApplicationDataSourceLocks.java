@@ -3,6 +3,7 @@ package dev.fencedlock.spring.internal;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockEventListener;
+import dev.fencedlock.jdbcprovider.JdbcLockSettings;
 import dev.fencedlock.jdbcprovider.JdbcLocks;
 import javax.sql.DataSource;
 import org.springframework.aop.framework.AopProxyUtils;
@@ -42,6 +43,11 @@ public final class ApplicationDataSourceLocks {
         // transaction (UnfencedConnectionGuard): the backend's own statements are not the application's
         Object target = AopProxyUtils.getSingletonTarget(dataSource);
         DataSource locks = target instanceof DataSource unadvised ? unadvised : dataSource;
-        return JdbcLocks.create(config, locks, listener);
+        return JdbcLocks.create(
+                config,
+                JdbcLockSettings.builder(config.settings(JdbcLocks.BACKEND))
+                        .dataSource(locks)
+                        .build(),
+                listener);
     }
 }

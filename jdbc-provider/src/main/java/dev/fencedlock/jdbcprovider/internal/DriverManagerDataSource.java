@@ -29,7 +29,7 @@ import javax.sql.DataSource;
  * meanwhile closed fails its first statement, which the caller treats like any failed statement.
  * Thread-safe.
  */
-public final class DriverManagerDataSource implements DataSource {
+final class DriverManagerDataSource implements DataSource {
     static final int MAX_IDLE = 8;
     static final long MAX_IDLE_MILLIS = 10_000;
 
@@ -43,7 +43,7 @@ public final class DriverManagerDataSource implements DataSource {
      * @param user null to use the URL's
      * @param password null for none
      */
-    public DriverManagerDataSource(String url, String user, String password, Duration operationTimeout) {
+    DriverManagerDataSource(String url, String user, String password, Duration operationTimeout) {
         this.url = url;
         if (user != null) {
             properties.setProperty("user", user);
@@ -220,7 +220,7 @@ public final class DriverManagerDataSource implements DataSource {
     }
 
     /** {@code url} cut before any {@code ?}, {@code ;} parameters and with user information removed. */
-    public static String maskUrl(String url) {
+    static String maskUrl(String url) {
         String cut = url.split("[?;]", 2)[0];
         return cut.replaceFirst("//[^/@]*@", "//");
     }

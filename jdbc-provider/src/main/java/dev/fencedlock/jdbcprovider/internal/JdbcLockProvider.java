@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * that listens for releases. Every call on the table borrows a connection and runs its statements
  * within one operation timeout ({@link #call}). Thread-safe.
  */
-public final class JdbcLockProvider implements LockProvider {
+final class JdbcLockProvider implements LockProvider {
     private static final Logger log = LoggerFactory.getLogger(JdbcLockProvider.class);
 
     private final LeaseRuntime runtime;
@@ -36,7 +36,7 @@ public final class JdbcLockProvider implements LockProvider {
      * @param node how failures name the database, without credentials
      * @throws IllegalArgumentException if the database answers and is not H2, PostgreSQL or MariaDB
      */
-    public JdbcLockProvider(
+    JdbcLockProvider(
             LeaseRuntime runtime,
             DataSource dataSource,
             String table,

@@ -4,22 +4,14 @@ import dev.fencedlock.redlock.RedisNodeAddress;
 import dev.fencedlock.spi.MonotonicClock;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
-import java.util.NoSuchElementException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.apache.commons.pool2.PooledObject;
-import org.apache.commons.pool2.PooledObjectFactory;
-import org.apache.commons.pool2.impl.DefaultPooledObject;
-import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import redis.clients.jedis.ClientSetInfoConfig;
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.DefaultJedisSocketFactory;
 import redis.clients.jedis.HostAndPort;
@@ -59,12 +51,10 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * connection and one thread of its own.
  */
 final class JedisRedisNode implements RedisNode {
-    private static final Logger log = LoggerFactory.getLogger(JedisRedisNode.class);
-
     private final String name;
     private final long timeoutNanos;
     private final NodeTimeout nodeTimeout;
-    private final ConnectionPool pool;
+    private final NodeConnectionPool pool;
     private final Executor executor;
     private final JedisSocketFactory sockets;
     private final JedisClientConfig config;
@@ -98,7 +88,7 @@ final class JedisRedisNode implements RedisNode {
         this.clock = clock;
         this.config = clientConfig(address, timeoutMillis, tls);
         this.sockets = new DefaultJedisSocketFactory(new HostAndPort(address.host(), address.port()), config);
-        this.pool = new ConnectionPool(new Factory(name, sockets, config, clock), poolConfig(timeout));
+        this.pool = new NodeConnectionPool(name, sockets, config, clock, timeout, executor);
         this.pipeline = new NodePipeline(
                 name,
                 "fencedlock-redlock-pipeline-" + name,
@@ -114,7 +104,7 @@ final class JedisRedisNode implements RedisNode {
         try {
             connection.probeAndLoad(clock);
         } catch (RuntimeException e) {
-            disconnectQuietly(connection);
+            NodeConnectionPool.disconnectQuietly(connection);
             throw e;
         }
         return connection;
@@ -142,19 +132,6 @@ final class JedisRedisNode implements RedisNode {
         return builder.build();
     }
 
-    private static GenericObjectPoolConfig<Connection> poolConfig(Duration timeout) {
-        GenericObjectPoolConfig<Connection> config = new GenericObjectPoolConfig<>();
-        config.setMaxTotal(256);
-        config.setMaxIdle(64);
-        config.setMinIdle(0);
-        config.setBlockWhenExhausted(true);
-        config.setMaxWait(timeout);
-        config.setTestOnBorrow(false);
-        config.setTestOnReturn(false);
-        config.setJmxEnabled(false);
-        return config;
-    }
-
     @Override
     public String name() {
         return name;
@@ -178,7 +155,7 @@ final class JedisRedisNode implements RedisNode {
     private Pending send(Script script, byte[][] keys, byte[][] args, boolean asking, long sentAt) {
         NodeConnection connection;
         try {
-            connection = borrowIdle();
+            connection = pool.borrowIdle();
         } catch (RuntimeException e) {
             return () -> NodeReply.failed(e);
         }
@@ -186,7 +163,7 @@ final class JedisRedisNode implements RedisNode {
             try {
                 write(connection, script, keys, args, asking);
             } catch (JedisConnectionException e) {
-                giveBack(connection);
+                pool.giveBack(connection);
                 return retryOnFreshConnection(e, connection, script, keys, args, asking);
             }
             return () -> readOn(connection, script, keys, args, asking, sentAt);
@@ -215,89 +192,12 @@ final class JedisRedisNode implements RedisNode {
 
     /** Opens one connection into the pool, so that the first calls find it idle. */
     void warmUp() {
-        try {
-            pool.addObject();
-        } catch (Exception e) {
-            // the first real call reports the node's failure with its cause
-        }
+        pool.warmUp();
     }
 
     /** A connection outside the pool, for a subscriber that keeps it for itself. */
     Connection openDedicatedConnection() {
         return new Connection(sockets, config);
-    }
-
-    /**
-     * An idle connection, or null if none is idle at this moment. Never opens a connection and never
-     * waits: another caller may take the last idle connection between the pool's idle count and the
-     * borrow, and the pool would then open one on this thread, holding up the sends to the other
-     * nodes for a connect and a handshake.
-     */
-    private NodeConnection borrowIdle() {
-        if (pool.getNumIdle() == 0) {
-            return null;
-        }
-        Factory.IDLE_ONLY.set(Boolean.TRUE);
-        try {
-            return (NodeConnection) pool.borrowObject(Duration.ZERO);
-        } catch (NoSuchElementException | NoIdleConnection e) {
-            return null;
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new JedisConnectionException(e.getMessage(), e);
-        } finally {
-            Factory.IDLE_ONLY.set(null); // not remove(): that would make the thread's map entry anew on every call
-        }
-    }
-
-    private NodeConnection borrow() {
-        Connection connection;
-        try {
-            connection = pool.borrowObject();
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new JedisConnectionException(e.getMessage(), e);
-        }
-        return (NodeConnection) connection;
-    }
-
-    /**
-     * Returns a connection to the pool, or drops it if it is broken. Never blocks on the node: the
-     * pool may open a replacement while invalidating, so that happens on the executor.
-     */
-    private void giveBack(NodeConnection connection) {
-        if (connection.isBroken() || !connection.isConnected()) {
-            disconnectQuietly(connection);
-            try {
-                executor.execute(() -> invalidate(connection));
-            } catch (RejectedExecutionException e) {
-                invalidate(connection);
-            }
-            return;
-        }
-        try {
-            pool.returnObject(connection);
-        } catch (RuntimeException e) {
-            disconnectQuietly(connection);
-        }
-    }
-
-    private void invalidate(NodeConnection connection) {
-        try {
-            pool.invalidateObject(connection);
-        } catch (Exception e) {
-            // a replacement could not be opened; the next call reports the node's state
-        }
-    }
-
-    private static void disconnectQuietly(Connection connection) {
-        try {
-            connection.disconnect();
-        } catch (RuntimeException e) {
-            // gone either way
-        }
     }
 
     /** Reads the reply of the {@code WAIT} behind a refused call, so that the connection stays in step. */
@@ -357,7 +257,7 @@ final class JedisRedisNode implements RedisNode {
         } catch (RuntimeException e) {
             return NodeReply.failed(e);
         } finally {
-            giveBack(connection);
+            pool.giveBack(connection);
         }
         return retryOnFreshConnection(cut, connection, script, keys, args, asking)
                 .await();
@@ -408,7 +308,7 @@ final class JedisRedisNode implements RedisNode {
         long sentAt = System.nanoTime();
         NodeConnection fresh;
         try {
-            fresh = borrow();
+            fresh = pool.borrow();
             write(fresh, script, keys, args, asking);
         } catch (RuntimeException e) {
             return () -> NodeReply.failed(e instanceof JedisConnectionException c ? nodeTimeout.describe(c) : e);
@@ -448,15 +348,15 @@ final class JedisRedisNode implements RedisNode {
         @Override
         public void run() {
             try {
-                NodeConnection connection = borrow();
+                NodeConnection connection = pool.borrow();
                 if (abandoned) {
-                    giveBack(connection);
+                    pool.giveBack(connection);
                     return;
                 }
                 try {
                     write(connection, script, keys, args, asking);
                 } catch (RuntimeException e) {
-                    giveBack(connection);
+                    pool.giveBack(connection);
                     throw e;
                 }
                 reply.complete(readOn(connection, script, keys, args, asking, sentAt));
@@ -483,84 +383,6 @@ final class JedisRedisNode implements RedisNode {
                 abandoned = true;
                 return NodeReply.failed(new JedisConnectionException("interrupted while waiting for the reply"));
             }
-        }
-    }
-
-    /** Thrown by the factory instead of opening a connection on a thread that wants idle ones only. */
-    private static final class NoIdleConnection extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        NoIdleConnection() {
-            super("no idle connection", null, false, false);
-        }
-    }
-
-    /**
-     * Opens, probes, validates and closes pooled connections. The first connection to an
-     * incarnation that may evict keys logs a warning: the warm-up at start-up opens one, so a
-     * misconfigured node is reported when the client starts, not at its first refused vote.
-     */
-    private static final class Factory implements PooledObjectFactory<Connection> {
-        /** Set while the current thread borrows idle connections only ({@link #borrowIdle()}). */
-        static final ThreadLocal<Boolean> IDLE_ONLY = new ThreadLocal<>();
-
-        private final String name;
-        private final JedisSocketFactory sockets;
-        private final JedisClientConfig config;
-        private final MonotonicClock clock;
-        private volatile String warnedRunId;
-
-        Factory(String name, JedisSocketFactory sockets, JedisClientConfig config, MonotonicClock clock) {
-            this.name = name;
-            this.sockets = sockets;
-            this.config = config;
-            this.clock = clock;
-        }
-
-        @Override
-        public PooledObject<Connection> makeObject() {
-            if (IDLE_ONLY.get() != null) {
-                throw new NoIdleConnection();
-            }
-            NodeConnection connection = new NodeConnection(sockets, config);
-            try {
-                connection.probeAndLoad(clock);
-            } catch (RuntimeException e) {
-                connection.disconnect();
-                throw e;
-            }
-            RedisInstance instance = connection.instance();
-            if (instance.evictionPolicy() != null && !instance.runId().equals(warnedRunId)) {
-                warnedRunId = instance.runId();
-                log.warn(
-                        "Redis node {} has maxmemory-policy {}: it may evict lock keys and token counters under"
-                                + " memory pressure, so it does not count toward any quorum. Set maxmemory-policy"
-                                + " noeviction (or maxmemory 0) on it.",
-                        name,
-                        instance.evictionPolicy());
-            }
-            return new DefaultPooledObject<>(connection);
-        }
-
-        @Override
-        public void destroyObject(PooledObject<Connection> pooled) {
-            disconnectQuietly(pooled.getObject());
-        }
-
-        @Override
-        public boolean validateObject(PooledObject<Connection> pooled) {
-            Connection connection = pooled.getObject();
-            return connection.isConnected() && !connection.isBroken();
-        }
-
-        @Override
-        public void activateObject(PooledObject<Connection> pooled) {
-            // every call sets its own socket timeout
-        }
-
-        @Override
-        public void passivateObject(PooledObject<Connection> pooled) {
-            ((NodeConnection) pooled.getObject()).markPooled();
         }
     }
 }

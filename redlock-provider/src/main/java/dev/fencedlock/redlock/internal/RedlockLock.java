@@ -1,25 +1,22 @@
 package dev.fencedlock.redlock.internal;
 
 import dev.fencedlock.LockUnavailableException;
-import dev.fencedlock.NodeFailure;
 import dev.fencedlock.redlock.RedlockKeys;
 import dev.fencedlock.spi.AbstractFencedLock;
 import dev.fencedlock.spi.AbstractLease;
 import dev.fencedlock.spi.LeaseRequest;
 import dev.fencedlock.spi.LeaseRuntime;
 import dev.fencedlock.spi.MonotonicClock;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The Redlock algorithm for one lock name, with fencing tokens and the restart quarantine. The
- * whole algorithm is in this class; node I/O is behind {@link RedisNode}, the Lua scripts are
+ * The Redlock algorithm for one lock name, with fencing tokens and the restart quarantine: the
+ * acquisition is in this class, read top to bottom ({@link #doAcquire} retries {@link #attempt}s);
+ * a grant is a {@link RedlockLease}, whose extension an {@link ExtendRound} decides. The calls to
+ * every node are {@link NodeCalls}, node I/O is behind {@link RedisNode}, the Lua scripts are
  * resources beside it.
  *
  * <h2>Acquire</h2>
@@ -61,18 +58,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *       naming each node's cause and the time since the acquire began; else an empty result.
  * </ol>
  *
- * <p><b>Extend</b>: {@code extend.lua} (compare-and-pexpire) on all nodes; the extension counts only
- * if a quorum of counting nodes extended and the last reply came before the current validity ran
- * out. Fewer possible extensions than a quorum means the lease is lost; fewer answers than needed to
- * tell means "unavailable", and the base class retries while validity remains. A node in restart
- * quarantine cannot tell: having restarted, its "not held" is no proof of loss. Extensions go
- * through each node's pipeline ({@link RedisNode#submit}): renewals never wait on a node, many
- * leases' extensions share one round trip per node, and a round is decided as soon as a quorum
- * answered ({@link ExtendRound}), so a silent node delays no renewal.
- *
- * <p><b>Release</b>: {@code release.lua} (compare-and-delete, publishing on the lock's channel) on
- * all nodes, whether or not each granted: on the closing thread for {@link AbstractLease#close()},
- * through the pipelines for a lost lease.
+ * <p><b>Extend</b> and <b>release</b> ({@link RedlockLease}): compare-and-pexpire on all nodes,
+ * counted only if a quorum of counting nodes extended within the remaining validity ({@link
+ * ExtendRound}); compare-and-delete on all nodes, whether or not each granted.
  *
  * <p>A command that timed out at the client may still run when the node wakes up. That is safe: a
  * late {@code SET NX} holds that node for at most ttl (it counts for no grant), and a late counter
@@ -124,22 +112,12 @@ final class RedlockLock extends AbstractFencedLock {
     private static final long POLL_NANOS = 50_000_000L;
 
     private final RedlockProvider provider;
-    private final byte[][] lockKey;
-    private final byte[][] tokenKey;
-    private final byte[][] lockAndTokenKeys;
-    private final byte[][] releaseKeys;
-    private final byte[] channel;
+    private final NodeCalls calls;
 
     RedlockLock(String name, LeaseRuntime runtime, RedlockProvider provider) {
         super(name, runtime);
         this.provider = provider;
-        RedlockKeys keys = provider.keys();
-        byte[][] records = provider.recordKeys();
-        this.lockKey = new byte[][] {bytes(keys.lock(name))};
-        this.tokenKey = new byte[][] {bytes(keys.token(name))};
-        this.lockAndTokenKeys = new byte[][] {lockKey[0], tokenKey[0], records[0], records[1]};
-        this.releaseKeys = new byte[][] {lockKey[0], records[0], records[1]};
-        this.channel = bytes(keys.released(name));
+        this.calls = new NodeCalls(name, provider, runtime.clock());
     }
 
     @Override
@@ -206,12 +184,18 @@ final class RedlockLock extends AbstractFencedLock {
         long ttlNanos = ttlMillis * 1_000_000L;
         byte[] value = provider.newValue();
         long proposal = provider.tokens().propose();
-        byte[] retention = decimal(counterRetentionMillis(ttlMillis));
-        byte[] ceiling = decimal(provider.tokens().ceiling());
+        byte[] retention = Decimal.encode(counterRetentionMillis(ttlMillis));
+        byte[] ceiling = Decimal.encode(provider.tokens().ceiling());
 
         long start = clock.nanoTime();
-        NodeReply[] replies = callAll(
-                Script.ACQUIRE, lockAndTokenKeys, value, decimal(ttlMillis), decimal(proposal), retention, ceiling);
+        NodeReply[] replies = calls.callAll(
+                Script.ACQUIRE,
+                calls.lockAndTokenKeys(),
+                value,
+                Decimal.encode(ttlMillis),
+                Decimal.encode(proposal),
+                retention,
+                ceiling);
         long answered = clock.nanoTime();
         Votes votes = tallyAcquire(replies, start, answered);
 
@@ -228,7 +212,8 @@ final class RedlockLock extends AbstractFencedLock {
                 provider.tokens().observe(token);
                 noteGrants(replies, answered, ttlNanos);
                 long validUntil = start + elapsed + validity;
-                return new Attempt(new RedlockLease(token, request, validUntil, value), votes);
+                return new Attempt(
+                        new RedlockLease(name(), token, request, validUntil, value, runtime(), calls), votes);
             }
             if (installed) {
                 votes.problem("the grant took " + elapsed / 1_000_000 + " ms, leaving no validity of the " + ttlMillis
@@ -237,7 +222,7 @@ final class RedlockLock extends AbstractFencedLock {
                         + " ms lease, less the drift allowance");
             }
         }
-        releaseFailedAttempt(value, replies);
+        calls.releaseFailedAttempt(value, replies);
         return new Attempt(null, votes);
     }
 
@@ -246,7 +231,7 @@ final class RedlockLock extends AbstractFencedLock {
         // first what every answering node reports of its live leases: it sizes the quarantine by
         // which this very round's nodes are judged
         for (int i = 0; i < replies.length; i++) {
-            hearLiveLeases(i, replies[i], now);
+            calls.hearLiveLeases(i, replies[i], now);
         }
         for (int i = 0; i < replies.length; i++) {
             NodeReply reply = replies[i];
@@ -254,7 +239,7 @@ final class RedlockLock extends AbstractFencedLock {
                 votes.failed(provider.nodes().get(i).name(), reply.failure());
                 continue;
             }
-            RuntimeException excluded = exclusion(i, reply, attemptStart, now);
+            RuntimeException excluded = calls.exclusion(i, reply, attemptStart, now);
             if (excluded != null) {
                 votes.excluded(provider.nodes().get(i).name(), excluded);
                 continue;
@@ -265,7 +250,7 @@ final class RedlockLock extends AbstractFencedLock {
                 if (outcome == 0) {
                     votes.taken();
                 } else if (outcome == 1 || outcome == 2) {
-                    long counter = parseDecimal((byte[]) result.get(1));
+                    long counter = Decimal.parse((byte[]) result.get(1));
                     provider.tokens().observe(counter);
                     votes.granted(outcome == 1, counter);
                 } else {
@@ -303,12 +288,15 @@ final class RedlockLock extends AbstractFencedLock {
 
     /** Step 4's second round: installs {@code token} on a quorum of counting nodes, or fails. */
     private boolean writeBack(long token, byte[] retention, byte[] ceiling, long attemptStart, Votes votes) {
-        NodeReply[] replies = callAll(Script.RAISE_TOKEN, tokenKey, decimal(token), retention, ceiling);
+        NodeReply[] replies =
+                calls.callAll(Script.RAISE_TOKEN, calls.tokenKey(), Decimal.encode(token), retention, ceiling);
         long now = runtime().clock().nanoTime();
         int installed = 0;
         for (int i = 0; i < replies.length; i++) {
             NodeReply reply = replies[i];
-            if (reply.ok() && exclusion(i, reply, attemptStart, now) == null && integerOrZero(reply) == 1) {
+            if (reply.ok()
+                    && calls.exclusion(i, reply, attemptStart, now) == null
+                    && NodeCalls.integerOrZero(reply) == 1) {
                 installed++;
             }
         }
@@ -318,112 +306,6 @@ final class RedlockLock extends AbstractFencedLock {
             return false;
         }
         return true;
-    }
-
-    /**
-     * Compare-and-delete on every node's pipeline ({@link RedisNode#submit}); completes when every
-     * node answered or failed, within about two node timeouts. {@code announce} is the channel the
-     * release is published on, or empty for none.
-     */
-    private CompletableFuture<Void> releaseQueued(byte[] value, byte[] announce) {
-        byte[][] args = {value, announce};
-        List<RedisNode> nodes = provider.nodes();
-        CompletableFuture<?>[] replies = new CompletableFuture<?>[nodes.size()];
-        for (int i = 0; i < replies.length; i++) {
-            int node = i;
-            replies[i] = nodes.get(i)
-                    .submit(Script.RELEASE, releaseKeys, args)
-                    .thenAccept(reply ->
-                            hearLiveLeases(node, reply, runtime().clock().nanoTime()));
-        }
-        return CompletableFuture.allOf(replies);
-    }
-
-    /**
-     * Releases what a failed attempt may have taken, silently (nothing anyone waits for was held):
-     * awaited on the nodes that answered the attempt, so that they are free when the call returns;
-     * queued on the pipelines of those that did not (a late {@code SET} may still land there), so
-     * that a silent node costs the attempt one node timeout, not two.
-     */
-    private void releaseFailedAttempt(byte[] value, NodeReply[] attempt) {
-        List<RedisNode> nodes = provider.nodes();
-        byte[][] args = {value, new byte[0]};
-        RedisNode.Pending[] pending = new RedisNode.Pending[nodes.size()];
-        for (int i = 0; i < pending.length; i++) {
-            if (attempt[i].ok()) {
-                pending[i] = nodes.get(i).send(Script.RELEASE, releaseKeys, args);
-            } else {
-                int node = i;
-                nodes.get(i)
-                        .submit(Script.RELEASE, releaseKeys, args)
-                        .thenAccept(reply ->
-                                hearLiveLeases(node, reply, runtime().clock().nanoTime()));
-            }
-        }
-        for (int i = 0; i < pending.length; i++) {
-            if (pending[i] != null) {
-                NodeReply reply = pending[i].await();
-                hearLiveLeases(i, reply, runtime().clock().nanoTime());
-            }
-        }
-    }
-
-    /** Compare-and-delete on every node, announced to waiters, awaited on the caller's thread. */
-    private NodeReply[] releaseAll(byte[] value) {
-        NodeReply[] replies = callAll(Script.RELEASE, releaseKeys, value, channel);
-        long now = runtime().clock().nanoTime();
-        for (int i = 0; i < replies.length; i++) {
-            hearLiveLeases(i, replies[i], now);
-        }
-        return replies;
-    }
-
-    /** Sends to every node first, then collects every reply: the nodes work in parallel. */
-    private NodeReply[] callAll(Script script, byte[][] keys, byte[]... args) {
-        List<RedisNode> nodes = provider.nodes();
-        RedisNode.Pending[] pending = new RedisNode.Pending[nodes.size()];
-        for (int i = 0; i < pending.length; i++) {
-            pending[i] = nodes.get(i).send(script, keys, args);
-        }
-        NodeReply[] replies = new NodeReply[pending.length];
-        for (int i = 0; i < pending.length; i++) {
-            replies[i] = pending[i].await();
-        }
-        return replies;
-    }
-
-    private RuntimeException exclusion(int node, NodeReply reply, long attemptStart, long now) {
-        return provider.health().get(node).exclusion(reply.instance(), attemptStart, now, provider.quarantine());
-    }
-
-    /**
-     * Takes in what an acquire reply ({@code {outcome, x, remaining, longest, now}}) or a release
-     * reply ({@code {released, remaining, longest, now}}) reports of the node's live leases.
-     */
-    private void hearLiveLeases(int node, NodeReply reply, long now) {
-        if (!reply.ok()) {
-            return;
-        }
-        try {
-            List<?> result = reply.array();
-            int at = result.size() == 5 ? 2 : 1; // acquire: {outcome, x, remaining, longest, now}
-            if (result.size() >= 4
-                    && result.get(at) instanceof Long remaining
-                    && result.get(at + 1) instanceof Long longest
-                    && result.get(at + 2) instanceof Long nodeMicros) {
-                provider.quarantine().hear(node, reply.instance().runId(), nodeMicros, now, remaining, longest);
-            }
-        } catch (RuntimeException e) {
-            // not a reply of these scripts: the tally reports it
-        }
-    }
-
-    private static long integerOrZero(NodeReply reply) {
-        try {
-            return reply.integer();
-        } catch (IllegalStateException e) {
-            return 0;
-        }
     }
 
     private long counterRetentionMillis(long ttlMillis) {
@@ -460,197 +342,6 @@ final class RedlockLock extends AbstractFencedLock {
         return mean / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, mean));
     }
 
-    private static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** {@code value} in decimal as ASCII bytes, as {@code Long.toString(value)} spells it, without the string. */
-    static byte[] decimal(long value) {
-        if (value < 0) {
-            return bytes(Long.toString(value));
-        }
-        int digits = 1;
-        for (long rest = value / 10; rest > 0; rest /= 10) {
-            digits++;
-        }
-        byte[] text = new byte[digits];
-        long rest = value;
-        for (int i = digits - 1; i >= 0; i--) {
-            text[i] = (byte) ('0' + rest % 10);
-            rest /= 10;
-        }
-        return text;
-    }
-
-    /**
-     * The decimal number in {@code text}, as {@code Long.parseLong} reads it (and with its {@link
-     * NumberFormatException} for anything else): plain digits, the scripts' form, are read without
-     * making a string.
-     */
-    static long parseDecimal(byte[] text) {
-        if (text.length == 0 || text.length > 18) {
-            return Long.parseLong(new String(text, StandardCharsets.US_ASCII));
-        }
-        long value = 0;
-        for (byte digit : text) {
-            if (digit < '0' || digit > '9') {
-                return Long.parseLong(new String(text, StandardCharsets.US_ASCII));
-            }
-            value = value * 10 + (digit - '0');
-        }
-        return value;
-    }
-
     /** The outcome of one attempt: a lease, or the votes that explain why not. */
     private record Attempt(RedlockLease lease, Votes votes) {}
-
-    /** A grant of this lock: its random value on the nodes and its token. */
-    private final class RedlockLease extends AbstractLease {
-        private final byte[] value;
-
-        RedlockLease(long token, LeaseRequest request, long validUntilNanos, byte[] value) {
-            super(
-                    RedlockLock.this.name(),
-                    token,
-                    request.leaseTime(),
-                    request.autoRenew(),
-                    validUntilNanos,
-                    RedlockLock.this.runtime());
-            this.value = value;
-        }
-
-        /** The caller's own {@link #extend}: the renewal's round, awaited on the caller's thread. */
-        @Override
-        protected Optional<Duration> doExtend(Duration leaseTime) {
-            try {
-                return doExtendAsync(leaseTime).join();
-            } catch (CompletionException e) {
-                throw e.getCause() instanceof RuntimeException cause ? cause : e;
-            }
-        }
-
-        /** The extension round of the class description; completes as soon as the outcome is known. */
-        @Override
-        protected CompletableFuture<Optional<Duration>> doExtendAsync(Duration leaseTime) {
-            provider.quarantine().noteLease(leaseTime, "extension", lockName());
-            long ttlMillis = Math.max(1, leaseTime.toMillis());
-            byte[][] args = {value, decimal(ttlMillis)};
-            ExtendRound round = new ExtendRound(this, ttlMillis * 1_000_000L);
-            List<RedisNode> nodes = provider.nodes();
-            for (int i = 0; i < nodes.size(); i++) {
-                int node = i;
-                nodes.get(i).submit(Script.EXTEND, lockKey, args).thenAccept(reply -> round.answer(node, reply));
-            }
-            return round.outcome;
-        }
-
-        /** The release of a lost lease: queued on every node's pipeline, never awaited on the scheduler. */
-        @Override
-        protected CompletableFuture<Void> doReleaseAsync() {
-            return releaseQueued(value, channel)
-                    .thenRun(() -> provider.handoff().released(lockName()));
-        }
-
-        @Override
-        protected void doRelease() {
-            MonotonicClock clock = runtime().clock();
-            long start = clock.nanoTime();
-            NodeReply[] replies = releaseAll(value);
-            provider.handoff().released(lockName());
-            int failed = 0;
-            for (NodeReply reply : replies) {
-                if (!reply.ok()) {
-                    failed++;
-                }
-            }
-            if (failed == replies.length) {
-                List<NodeFailure> failures = new ArrayList<>(failed);
-                for (int i = 0; i < replies.length; i++) {
-                    failures.add(new NodeFailure(provider.nodes().get(i).name(), replies[i].failure()));
-                }
-                throw new LockUnavailableException(
-                        lockName(),
-                        Duration.ofNanos(clock.nanoTime() - start),
-                        replies.length,
-                        Votes.quorum(replies.length),
-                        failures);
-            }
-        }
-    }
-
-    /**
-     * One extension round: counts the nodes' answers as they arrive and completes {@link #outcome}
-     * as soon as it is decided, without waiting for the slowest node.
-     *
-     * <ul>
-     *   <li>a quorum of counting nodes extended, and the last of those answers came while the lease
-     *       was still valid and before the new validity {@code ttl - drift} was spent: extended, for
-     *       {@code ttl - drift} from the round's start;
-     *   <li>more counting nodes said "not held" than a quorum can spare: lost (empty);
-     *   <li>every node answered and neither: {@link LockUnavailableException}, with each node's cause.
-     * </ul>
-     *
-     * A node in restart quarantine (or one that may evict) cannot say "not held": having restarted,
-     * it may have forgotten this grant. Thread-safe: answers come from the nodes' pipeline threads.
-     */
-    private final class ExtendRound {
-        final CompletableFuture<Optional<Duration>> outcome = new CompletableFuture<>();
-        private final AbstractLease lease;
-        private final long start;
-        private final long validUntil;
-        private final long validity;
-        private final long ttlNanos;
-        private final int nodes;
-        private final int quorum;
-        private final List<NodeFailure> failures = new ArrayList<>();
-        private int answered;
-        private int extended;
-        private int notHeld;
-        private int quarantined;
-
-        ExtendRound(AbstractLease lease, long ttlNanos) {
-            this.lease = lease;
-            this.start = runtime().clock().nanoTime();
-            this.validUntil = start + lease.remaining().toNanos();
-            this.validity = ttlNanos - Validity.driftNanos(ttlNanos, provider.driftFactor());
-            this.ttlNanos = ttlNanos;
-            this.nodes = provider.nodes().size();
-            this.quorum = Votes.quorum(nodes);
-        }
-
-        synchronized void answer(int node, NodeReply reply) {
-            if (outcome.isDone()) {
-                return;
-            }
-            answered++;
-            long now = runtime().clock().nanoTime();
-            String name = provider.nodes().get(node).name();
-            RuntimeException excluded = reply.ok() ? exclusion(node, reply, start, now) : null;
-            if (!reply.ok()) {
-                failures.add(new NodeFailure(name, reply.failure()));
-            } else if (excluded != null) {
-                failures.add(new NodeFailure(name, excluded));
-                quarantined++;
-            } else if (integerOrZero(reply) == 1) {
-                extended++;
-                provider.quarantine().wrote(node, now, ttlNanos);
-            } else {
-                notHeld++;
-            }
-            if (extended >= quorum) {
-                boolean inTime = now - validUntil < 0 && validity > now - start;
-                outcome.complete(inTime ? Optional.of(Duration.ofNanos(validity)) : Optional.empty());
-            } else if (notHeld > nodes - quorum) {
-                outcome.complete(Optional.empty());
-            } else if (answered == nodes) {
-                outcome.completeExceptionally(new LockUnavailableException(
-                        lease.lockName(),
-                        Duration.ofNanos(now - start),
-                        nodes,
-                        nodes - failures.size() + quarantined,
-                        quorum,
-                        List.copyOf(failures)));
-            }
-        }
-    }
 }

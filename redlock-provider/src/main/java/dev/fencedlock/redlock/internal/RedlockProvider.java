@@ -5,7 +5,7 @@ import dev.fencedlock.FencedLock;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.redlock.RedisNodeAddress;
 import dev.fencedlock.redlock.RedlockKeys;
-import dev.fencedlock.redlock.RedlockProviderFactory;
+import dev.fencedlock.redlock.RedlockLocks;
 import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.spi.LeaseRuntime;
 import dev.fencedlock.spi.LockProvider;
@@ -36,7 +36,7 @@ import redis.clients.jedis.SslOptions;
  * and the release hand-off, shared by every {@link RedlockLock} of the client. The algorithm itself
  * is in {@link RedlockLock}. Thread-safe.
  */
-public final class RedlockProvider implements LockProvider {
+final class RedlockProvider implements LockProvider {
     private static final Logger log = LoggerFactory.getLogger(RedlockProvider.class);
     private static final AtomicInteger INSTANCES = new AtomicInteger();
     private static final int VALUE_BYTES = 16;
@@ -126,29 +126,26 @@ public final class RedlockProvider implements LockProvider {
     }
 
     /**
-     * Connects to the nodes of {@code config} for the leases of {@code runtime}.
+     * Connects to the nodes of {@code config}'s {@code fencedlock.redlock.*} keys for the leases of
+     * {@code runtime}.
      *
-     * @throws IllegalArgumentException if neither {@code fencedlock.redlock.nodes} nor the Sentinel
-     *     keys are set, or a configured
+     * @throws IllegalArgumentException as {@link RedlockSettings.Builder#build()}, or if a configured
      *     {@code fencedlock.redlock.restart-quarantine} is shorter than the lease time
      */
-    public static RedlockProvider create(LockConfig config, LeaseRuntime runtime) {
-        return create(config, runtime, Options.DEFAULT);
-    }
-
     static RedlockProvider create(LockConfig config, LeaseRuntime runtime, Options options) {
         Objects.requireNonNull(config, "config");
-        RedlockSettings.requireComplete(config.settings(RedlockProviderFactory.BACKEND));
-        RedlockSettings settings = RedlockSettings.from(config.settings(RedlockProviderFactory.BACKEND));
-        if (settings.nodes().isEmpty()
-                && settings.sentinel().isEmpty()
-                && settings.clusterNodes().isEmpty()) {
-            throw new IllegalArgumentException(RedlockSettings.NODES
-                    + " is required for the redlock backend: comma-separated redis:// or rediss:// URIs (or "
-                    + RedlockSettings.SENTINEL_MASTER + " and " + RedlockSettings.SENTINEL_NODES
-                    + " for one master found through Sentinel, or " + RedlockSettings.CLUSTER_NODES
-                    + " for a Redis Cluster)");
-        }
+        return create(
+                RedlockSettings.builder(config.settings(RedlockLocks.BACKEND)).build(), runtime, options);
+    }
+
+    /**
+     * Connects to the nodes {@code settings} name for the leases of {@code runtime}.
+     *
+     * @throws IllegalArgumentException if two nodes are one server under two names, or a configured
+     *     {@code fencedlock.redlock.restart-quarantine} is shorter than the lease time
+     */
+    static RedlockProvider create(RedlockSettings settings, LeaseRuntime runtime, Options options) {
+        Objects.requireNonNull(settings, "settings");
         settings.requireIndependentNodes();
         return new RedlockProvider(settings, runtime, options);
     }

@@ -65,7 +65,7 @@ class QuarantineTest {
         assertThat(quarantine.outstandingNanos(100 * S)).isEqualTo(LEASE.toNanos());
     }
 
-    /** Item 12 of issue 26, one node: a ten-minute lease keeps its restart out only while it is live. */
+    /** One node: a ten-minute lease keeps its restart out only while it is live. */
     @Test
     void aLiveLongLeaseKeepsARestartedNodeOutUntilItEndsAndNoLonger() {
         Quarantine quarantine = new Quarantine(null, LEASE, true, false, 1);

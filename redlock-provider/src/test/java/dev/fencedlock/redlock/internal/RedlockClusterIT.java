@@ -135,7 +135,7 @@ class RedlockClusterIT {
     /**
      * A one-master cluster formed without {@code cluster-announce-ip} never learns its own address
      * and names itself with an empty host in {@code CLUSTER SLOTS}: the client takes the host it
-     * asked (was "node URI 'redis://:PORT' has no host" on every call).
+     * asked, instead of failing every call with "node URI 'redis://:PORT' has no host".
      */
     @Test
     void aMasterThatNamesItselfWithAnEmptyHostIsReachedAtTheHostAsked() throws Exception {

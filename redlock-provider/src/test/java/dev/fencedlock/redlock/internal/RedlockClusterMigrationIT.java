@@ -227,9 +227,9 @@ class RedlockClusterMigrationIT {
 
     /**
      * On the old owner of a migrating slot a script may not touch a key that is not there, also one
-     * it has just emptied (Redis answers "Script attempted to access a non local key"). release.lua
-     * used to read the lease records after emptying them, so a release there did its work and
-     * answered with that error.
+     * it has just emptied (Redis answers "Script attempted to access a non local key"), so
+     * release.lua reads the lease records before it empties anything: a release there does its work
+     * and answers "released", not that error.
      */
     @Test
     void aReleaseOnTheOldOwnerOfAMigratingSlotAnswersReleased() {

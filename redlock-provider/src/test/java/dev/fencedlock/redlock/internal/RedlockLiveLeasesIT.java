@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The key prefix and the restart quarantine that follows the leases live on the nodes, on one real
- * {@code redis-server} restarted without persistence (issue 26 items 3 and 12, issue 28 item 7).
+ * {@code redis-server} restarted without persistence.
  * Clients use a lease time of 1 s, so the quarantine's floor is 1 s and anything longer in a
  * measurement comes from a long lease.
  */
@@ -109,7 +109,7 @@ class RedlockLiveLeasesIT {
         }
     }
 
-    /** Item 12: ShedLock's lockAtMostFor=10m released after the job ran, then Redis restarts. */
+    /** ShedLock's lockAtMostFor=10m released after the job ran, then Redis restarts. */
     @Test
     void aTenMinuteLeaseReleasedBeforeARestartDoesNotQuarantineIt() throws Exception {
         server().restartEmpty();
@@ -149,7 +149,7 @@ class RedlockLiveLeasesIT {
         }
     }
 
-    /** Issue 28 item 7: a just-started Redis, a job retrying every attempt: one WARN with the time left. */
+    /** A just-started Redis, a job retrying every attempt: one WARN with the time left. */
     @Test
     void aFreshNodeIsReportedOnceWithTheTimeLeftAndZeroMakesItUsableAtOnce() throws Exception {
         Logger logger = (Logger) LoggerFactory.getLogger(NodeHealth.class);

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The restart quarantine on five real nodes, in the scenario of issue 3. The servers start before
+ * The restart quarantine on five real nodes: a node that restarts empty while a lease it granted is
+ * still valid must not let a second holder in. The servers start before
  * the class and tests restart them, so no test assumes how long a node has been up: each waits for
  * the quarantine state it needs or configures a quarantine no run can outlast.
  */

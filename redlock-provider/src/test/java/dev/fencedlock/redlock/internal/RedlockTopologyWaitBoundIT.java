@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The wait contract in the two topology modes (issue 29): an acquisition returns or throws within
+ * The wait contract in the two topology modes (Sentinel, Cluster): an acquisition returns or throws within
  * its wait plus one node timeout, also while the topology's own servers hang. Each server is frozen
  * with SIGSTOP ({@link RedisServerProcess#pause()}): its connections stay open and nothing is
  * answered, the worst case for a client (a dead server refuses at once).

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The wait contract of the redlock backend (issue 26 item 1): an acquisition returns or throws
+ * The wait contract of the redlock backend: an acquisition returns or throws
  * within its wait plus one node timeout ({@code fencedlock.redlock.node-timeout}, default 50 ms),
  * whatever every node does: silent (connections open, no byte moves: a {@link TcpProxy} black
  * hole), refusing (the server stopped) or answering later than the node timeout. With the default
@@ -54,9 +54,9 @@ class RedlockWaitBoundIT {
     }
 
     /**
-     * A failed attempt's cleanup used to wait on the nodes that had not answered the attempt, so a
-     * silent node cost two node timeouts (measured with the default 50 ms: {@code tryAcquire(0)}
-     * 106-122 ms). With a node timeout longer than the margin that shows: 600 ms, one attempt.
+     * A failed attempt's cleanup does not wait on the nodes that had not answered the attempt, so a
+     * silent node costs one node timeout, not two. With a node timeout longer than the margin, a
+     * second one would show: 600 ms, one attempt.
      */
     @ParameterizedTest(name = "{0} node(s), {1}, node timeout 600 ms")
     @CsvSource({"3, SILENT", "3, DELAYED"})

@@ -1,15 +1,41 @@
 package dev.fencedlock.redlock;
 
+import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
-import dev.fencedlock.redlock.internal.RedlockProvider;
-import dev.fencedlock.spi.BackendSettings;
-import dev.fencedlock.spi.LeaseRuntime;
-import dev.fencedlock.spi.LockProvider;
-import dev.fencedlock.spi.LockProviderFactory;
-import java.util.Set;
+import dev.fencedlock.LockEventListener;
+import dev.fencedlock.redlock.internal.RedlockProviderFactory;
+import dev.fencedlock.spi.LockClients;
+import java.util.Objects;
 
 /**
- * The {@code redlock} backend: Redlock over N independent Redis masters, with a fencing token on
+ * Clients of the {@code redlock} backend built from typed settings. Every backend module has a
+ * class of this shape ({@code RedlockLocks}, {@code ZooKeeperLocks}, {@code JdbcLocks}):
+ *
+ * <ul>
+ *   <li>{@code create(settings)}: the backend's typed settings, every common setting at its
+ *       default;
+ *   <li>{@code create(common, settings)}: {@code common} supplies the settings every backend
+ *       shares ({@code fencedlock.lease-time}, {@code max-hold-time}, {@code fallback}, ...); its
+ *       {@code fencedlock.backend} must name this backend, and its keys of this backend are not
+ *       read, {@code settings} are used instead;
+ *   <li>{@code create(common, settings, listener)}: as above, reporting to a {@link
+ *       LockEventListener};
+ *   <li>where a backend runs on a client the application already owns, {@code create(common,
+ *       client)}: the settings are read from {@code common}'s keys of the backend, and the client
+ *       is not closed with the {@link LockClient}.
+ * </ul>
+ *
+ * <pre>{@code
+ * LockClient client = RedlockLocks.create(RedlockSettings.builder()
+ *         .nodes("redis://10.0.0.1:6379", "redis://10.0.0.2:6379", "redis://10.0.0.3:6379")
+ *         .nodeTimeout(Duration.ofMillis(50))
+ *         .build());
+ * }</pre>
+ *
+ * <p>Configuration by keys alone ({@code fencedlock.backend=redlock}, {@link LockClient#create},
+ * {@link LockClient#fromEnvironment}) reaches the same backend with the same checks.
+ *
+ * <p>The {@code redlock} backend: Redlock over N independent Redis masters, with a fencing token on
  * every lease and a restart quarantine enforced by the client.
  *
  * <ol>
@@ -65,34 +91,49 @@ import java.util.Set;
  * the token argument and its assumptions are documented on {@code
  * dev.fencedlock.redlock.internal.RedlockLock}.
  *
- * <p>Thread-safe; found by {@link java.util.ServiceLoader}.
+ * <p>Thread-safe.
  */
-public final class RedlockProviderFactory implements LockProviderFactory {
+public final class RedlockLocks {
+    /** The value of {@code fencedlock.backend} that selects this backend. */
     public static final String BACKEND = "redlock";
 
-    @Override
-    public String backend() {
-        return BACKEND;
-    }
+    private RedlockLocks() {}
 
-    @Override
-    public Set<String> keys() {
-        return RedlockSettings.KEYS;
-    }
-
-    /** Parses every value with {@link RedlockSettings#from}. */
-    @Override
-    public void validate(BackendSettings settings) {
-        RedlockSettings.from(settings);
+    /**
+     * A client on the nodes {@code settings} name, every common setting at its default (lease time
+     * 30s).
+     *
+     * @throws IllegalArgumentException if two nodes are one server under two names
+     */
+    public static LockClient create(RedlockSettings settings) {
+        return create(LockConfig.builder().backend(BACKEND).build(), settings);
     }
 
     /**
-     * @throws IllegalArgumentException if none of {@code fencedlock.redlock.nodes}, the Sentinel keys
-     *     and {@code fencedlock.redlock.cluster.nodes} is set, one Sentinel key lacks its partner, or {@code
-     *     fencedlock.redlock.restart-quarantine} is configured shorter than {@code fencedlock.lease-time}
+     * A client on the nodes {@code settings} name, with {@code common}'s lease time, hold-time cap
+     * and fallback.
+     *
+     * @throws IllegalArgumentException if {@code common} names another backend, two nodes are one
+     *     server under two names, or a configured restart quarantine is shorter than the lease time
      */
-    @Override
-    public LockProvider create(LockConfig config, LeaseRuntime runtime) {
-        return RedlockProvider.create(config, runtime);
+    public static LockClient create(LockConfig common, RedlockSettings settings) {
+        requireThisBackend(common, settings);
+        return LockClients.create(common, runtime -> RedlockProviderFactory.create(settings, runtime));
+    }
+
+    /** As {@link #create(LockConfig, RedlockSettings)}, reporting to {@code listener}. */
+    public static LockClient create(LockConfig common, RedlockSettings settings, LockEventListener listener) {
+        requireThisBackend(common, settings);
+        Objects.requireNonNull(listener, "listener");
+        return LockClients.create(common, listener, runtime -> RedlockProviderFactory.create(settings, runtime));
+    }
+
+    private static void requireThisBackend(LockConfig common, RedlockSettings settings) {
+        Objects.requireNonNull(common, "common");
+        Objects.requireNonNull(settings, "settings");
+        if (!BACKEND.equals(common.backend())) {
+            throw new IllegalArgumentException(LockConfig.BACKEND + " must be '" + BACKEND
+                    + "' for a client of RedlockLocks, got '" + common.backend() + "'");
+        }
     }
 }
