@@ -11,7 +11,6 @@ import dev.fencedlock.spring.actuate.HeldLeases;
 import dev.fencedlock.spring.app.Counters;
 import dev.fencedlock.spring.app.Inventory;
 import dev.fencedlock.spring.app.InventoryApplication;
-import dev.fencedlock.spring.internal.LockedObservations;
 import io.micrometer.common.KeyValue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -43,6 +42,15 @@ import tools.jackson.databind.json.JsonMapper;
         properties = {"test.database=H2", "management.endpoints.web.exposure.include=health,fencedlock"})
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class ObservabilityTest {
+    /** The observations and keys docs/spring.md names. */
+    private static final String LOCKED = "fencedlock.locked";
+
+    private static final String ACQUIRE = "fencedlock.locked.acquire";
+    private static final String GUARD = "fencedlock.locked.guard";
+    private static final String COMMIT = "fencedlock.locked.commit";
+    private static final String BACKEND = "fencedlock.backend";
+    private static final String OUTCOME = "fencedlock.outcome";
+    private static final String LOCK_NAME = "fencedlock.lock.name";
 
     @TestConfiguration(proxyBeanMethods = false)
     static class Observed {
@@ -125,47 +133,43 @@ class ObservabilityTest {
         inventory.restock(sku, 5);
 
         TestObservationRegistryAssert.assertThat(observations)
-                .hasNumberOfObservationsWithNameEqualTo(LockedObservations.LOCKED, 1)
-                .hasNumberOfObservationsWithNameEqualTo(LockedObservations.ACQUIRE, 1)
-                .hasNumberOfObservationsWithNameEqualTo(LockedObservations.GUARD, 1)
-                .hasNumberOfObservationsWithNameEqualTo(LockedObservations.COMMIT, 1);
+                .hasNumberOfObservationsWithNameEqualTo(LOCKED, 1)
+                .hasNumberOfObservationsWithNameEqualTo(ACQUIRE, 1)
+                .hasNumberOfObservationsWithNameEqualTo(GUARD, 1)
+                .hasNumberOfObservationsWithNameEqualTo(COMMIT, 1);
         TestObservationRegistryAssert.assertThat(observations)
-                .hasObservationWithNameEqualTo(LockedObservations.LOCKED)
+                .hasObservationWithNameEqualTo(LOCKED)
                 .that()
                 .hasBeenStopped()
                 .doesNotHaveParentObservation()
-                .hasLowCardinalityKeyValue(LockedObservations.OUTCOME, "acquired")
-                .hasLowCardinalityKeyValue(LockedObservations.BACKEND, "local")
-                .hasHighCardinalityKeyValue(LockedObservations.LOCK_NAME, lockName);
+                .hasLowCardinalityKeyValue(OUTCOME, "acquired")
+                .hasLowCardinalityKeyValue(BACKEND, "local")
+                .hasHighCardinalityKeyValue(LOCK_NAME, lockName);
         TestObservationRegistryAssert.assertThat(observations)
-                .hasObservationWithNameEqualTo(LockedObservations.COMMIT)
+                .hasObservationWithNameEqualTo(COMMIT)
                 .that()
                 .hasBeenStopped()
-                .hasLowCardinalityKeyValue(LockedObservations.OUTCOME, "committed");
-        for (String step : List.of(LockedObservations.ACQUIRE, LockedObservations.GUARD, LockedObservations.COMMIT)) {
+                .hasLowCardinalityKeyValue(OUTCOME, "committed");
+        for (String step : List.of(ACQUIRE, GUARD, COMMIT)) {
             TestObservationRegistryAssert.assertThat(observations)
                     .hasObservationWithNameEqualTo(step)
                     .that()
                     .hasBeenStopped()
-                    .hasHighCardinalityKeyValue(LockedObservations.LOCK_NAME, lockName)
+                    .hasHighCardinalityKeyValue(LOCK_NAME, lockName)
                     .hasParentObservationContextSatisfying(
-                            parent -> assertThat(parent.getName()).isEqualTo(LockedObservations.LOCKED));
+                            parent -> assertThat(parent.getName()).isEqualTo(LOCKED));
         }
-        for (String step : List.of(
-                LockedObservations.LOCKED,
-                LockedObservations.ACQUIRE,
-                LockedObservations.GUARD,
-                LockedObservations.COMMIT)) {
+        for (String step : List.of(LOCKED, ACQUIRE, GUARD, COMMIT)) {
             TestObservationRegistryAssert.assertThat(observations)
                     .hasObservationWithNameEqualTo(step)
                     .that()
-                    .doesNotHaveLowCardinalityKeyValueWithKey(LockedObservations.LOCK_NAME)
+                    .doesNotHaveLowCardinalityKeyValueWithKey(LOCK_NAME)
                     .satisfies(context -> assertThat(context.getLowCardinalityKeyValues().stream())
                             .extracting(KeyValue::getValue)
                             .noneMatch(value -> value.contains(sku)));
         }
         // Spring Boot's meter handler makes timers of the observations: tagged with low-cardinality values only
-        Timer call = meters.find(LockedObservations.LOCKED).timer();
+        Timer call = meters.find(LOCKED).timer();
         assertThat(call).isNotNull();
         assertThat(call.getId().getTags()).extracting(Tag::getValue).noneMatch(value -> value.contains(sku));
     }
@@ -179,17 +183,17 @@ class ObservabilityTest {
                 .isInstanceOf(FencedWriteRefusedException.class);
 
         TestObservationRegistryAssert.assertThat(observations)
-                .hasObservationWithNameEqualTo(LockedObservations.COMMIT)
+                .hasObservationWithNameEqualTo(COMMIT)
                 .that()
                 .hasBeenStopped()
                 .hasError()
-                .hasLowCardinalityKeyValue(LockedObservations.OUTCOME, "rolled_back");
+                .hasLowCardinalityKeyValue(OUTCOME, "rolled_back");
         TestObservationRegistryAssert.assertThat(observations)
-                .hasObservationWithNameEqualTo(LockedObservations.LOCKED)
+                .hasObservationWithNameEqualTo(LOCKED)
                 .that()
                 .hasBeenStopped()
                 .hasError()
-                .hasHighCardinalityKeyValue(LockedObservations.LOCK_NAME, "counter:" + name);
+                .hasHighCardinalityKeyValue(LOCK_NAME, "counter:" + name);
     }
 
     @Test
