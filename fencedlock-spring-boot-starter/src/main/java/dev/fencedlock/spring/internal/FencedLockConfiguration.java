@@ -10,8 +10,6 @@ import dev.fencedlock.spring.FencedTransactions;
 import dev.fencedlock.spring.Locked;
 import dev.fencedlock.spring.actuate.FencedLockEndpoint;
 import dev.fencedlock.spring.actuate.HeldLeases;
-import dev.fencedlock.spring.health.FencedLockHealthIndicator;
-import dev.fencedlock.spring.metrics.LockMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;

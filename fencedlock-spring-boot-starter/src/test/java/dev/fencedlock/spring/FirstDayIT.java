@@ -8,9 +8,9 @@ import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockTimeoutException;
 import dev.fencedlock.spring.Locked.WhenTaken;
-import dev.fencedlock.spring.metrics.LockMetrics;
 import dev.fencedlock.testkit.db.TestDatabase;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -50,7 +50,7 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 @ExtendWith(OutputCaptureExtension.class)
-class FirstDayTest {
+class FirstDayIT {
     private final ApplicationContextRunner jdbcRunner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
                     DataSourceAutoConfiguration.class,
@@ -239,15 +239,15 @@ class FirstDayTest {
                 .withPropertyValues("fencedlock.backend=local")
                 .run(context -> {
                     MeterRegistry registry = new SimpleMeterRegistry();
-                    context.getBean(LockMetrics.class).bindTo(registry);
+                    context.getBean("fencedLockMetrics", MeterBinder.class).bindTo(registry);
                     for (LeaseLostException.Reason reason : LeaseLostException.Reason.values()) {
-                        assertThat(registry.get(LockMetrics.LEASES_LOST)
+                        assertThat(registry.get("fencedlock.lease.lost")
                                         .tag("reason", reason.name().toLowerCase())
                                         .counter()
                                         .count())
                                 .isZero();
                     }
-                    assertThat(registry.get(LockMetrics.FENCE_REFUSALS)
+                    assertThat(registry.get("fencedlock.fence.refusals")
                                     .counter()
                                     .count())
                             .isZero();
@@ -256,7 +256,7 @@ class FirstDayTest {
                             .acquire(Duration.ofSeconds(5))) {
                         assertThat(lease.isValid()).isTrue();
                     }
-                    assertThat(registry.get(LockMetrics.LEASES_HELD)
+                    assertThat(registry.get("fencedlock.lease.held")
                                     .tag("backend", "local")
                                     .timer()
                                     .count())

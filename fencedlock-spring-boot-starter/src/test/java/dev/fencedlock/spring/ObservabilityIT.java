@@ -33,15 +33,15 @@ import org.springframework.context.annotation.Bean;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Issue 28 item 13: the {@code fencedlock} Actuator endpoint lists the leases this instance holds
+ * The {@code fencedlock} Actuator endpoint lists the leases this instance holds
  * and each backend's status, and a {@code @Locked @Transactional} call is observed as the call with
  * its acquisition, fence guard and commit as children, the lock name never a low-cardinality value.
  */
 @SpringBootTest(
-        classes = {InventoryApplication.class, ObservabilityTest.Observed.class},
+        classes = {InventoryApplication.class, ObservabilityIT.Observed.class},
         properties = {"test.database=H2", "management.endpoints.web.exposure.include=health,fencedlock"})
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-class ObservabilityTest {
+class ObservabilityIT {
     /** The observations and keys docs/spring.md names. */
     private static final String LOCKED = "fencedlock.locked";
 

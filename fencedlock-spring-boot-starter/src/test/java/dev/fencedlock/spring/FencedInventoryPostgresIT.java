@@ -18,7 +18,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 @TestPropertySource(properties = "test.database=POSTGRESQL")
-class FencedInventoryPostgresTest extends FencedInventoryTest {
+class FencedInventoryPostgresIT extends AbstractFencedInventoryIT {
 
     @Autowired
     StalledHolders stalled;

@@ -31,7 +31,7 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  * own Flyway; and is left alone where the mode says so.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-class FencedLockSchemaTest {
+class FencedLockSchemaIT {
     /** The history table of fencedlock's own Flyway, as docs/spring.md names it. */
     private static final String FENCE_HISTORY = "fencedlock_schema_history";
 
@@ -68,7 +68,7 @@ class FencedLockSchemaTest {
     void withoutFlywayAnEmbeddedDatabaseGetsTheFenceTableFromTheScripts() {
         runner.withClassLoader(new FilteredClassLoader(Flyway.class))
                 .withPropertyValues(h2Url())
-                .run(FencedLockSchemaTest::fencedWriteSucceeds);
+                .run(FencedLockSchemaIT::fencedWriteSucceeds);
     }
 
     @Test
@@ -91,7 +91,7 @@ class FencedLockSchemaTest {
                     .isZero();
         });
         // the next start on the same database finds everything in place
-        withFlyway.run(FencedLockSchemaTest::fencedWriteSucceeds);
+        withFlyway.run(FencedLockSchemaIT::fencedWriteSucceeds);
     }
 
     @Test
@@ -99,7 +99,7 @@ class FencedLockSchemaTest {
         String url = h2Url();
         runner.withClassLoader(new FilteredClassLoader(Flyway.class))
                 .withPropertyValues(url)
-                .run(FencedLockSchemaTest::fencedWriteSucceeds);
+                .run(FencedLockSchemaIT::fencedWriteSucceeds);
         runner.withPropertyValues(url).run(context -> {
             fencedWriteSucceeds(context);
             assertThat(context.getBean(JdbcTemplate.class)
@@ -138,7 +138,7 @@ class FencedLockSchemaTest {
             });
             onPostgres
                     .withPropertyValues("fencedlock.initialize-schema=always")
-                    .run(FencedLockSchemaTest::fencedWriteSucceeds);
+                    .run(FencedLockSchemaIT::fencedWriteSucceeds);
         }
     }
 
