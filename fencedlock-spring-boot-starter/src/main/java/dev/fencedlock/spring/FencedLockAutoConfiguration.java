@@ -38,7 +38,10 @@ public class FencedLockAutoConfiguration {
     static final class Beans implements ImportSelector {
         @Override
         public String[] selectImports(AnnotationMetadata metadata) {
-            return new String[] {"dev.fencedlock.spring.internal.FencedLockConfiguration"};
+            return new String[] {
+                "dev.fencedlock.spring.internal.FencedLockConfiguration",
+                "dev.fencedlock.spring.actuate.EndpointConfiguration"
+            };
         }
     }
 }

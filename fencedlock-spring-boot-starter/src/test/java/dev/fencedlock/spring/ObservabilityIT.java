@@ -7,7 +7,6 @@ import dev.fencedlock.BackendStatus;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.spring.actuate.FencedLockEndpoint;
-import dev.fencedlock.spring.actuate.HeldLeases;
 import dev.fencedlock.spring.app.Counters;
 import dev.fencedlock.spring.app.Inventory;
 import dev.fencedlock.spring.app.InventoryApplication;
@@ -88,7 +87,7 @@ class ObservabilityIT {
         } finally {
             lease.close();
         }
-        List<HeldLeases.Held> mine =
+        List<FencedLockEndpoint.HeldLease> mine =
                 held.leases().stream().filter(h -> h.lockName().equals(name)).toList();
         assertThat(mine).singleElement().satisfies(h -> {
             assertThat(h.token()).isEqualTo(lease.token());
@@ -204,7 +203,7 @@ class ObservabilityIT {
                 .run(context -> assertThat(context)
                         .hasNotFailed()
                         .doesNotHaveBean(FencedLockEndpoint.class)
-                        .doesNotHaveBean(HeldLeases.class));
+                        .doesNotHaveBean("fencedLockHeldLeases"));
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(FencedLockAutoConfiguration.class))
                 .withPropertyValues("fencedlock.backend=local", "management.endpoints.web.exposure.include=fencedlock")

@@ -8,8 +8,6 @@ import dev.fencedlock.spring.FenceRefusalListener;
 import dev.fencedlock.spring.FencedLockAutoConfiguration;
 import dev.fencedlock.spring.FencedTransactions;
 import dev.fencedlock.spring.Locked;
-import dev.fencedlock.spring.actuate.FencedLockEndpoint;
-import dev.fencedlock.spring.actuate.HeldLeases;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
@@ -20,8 +18,6 @@ import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
-import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
-import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -40,8 +36,8 @@ import org.springframework.transaction.PlatformTransactionManager;
  * The beans of {@link FencedLockAutoConfiguration}, declared beside the classes they create so that
  * those stay package-private: a {@link LockClient} from the {@code fencedlock.*} properties, the
  * {@link Locked} advice, {@link FencedTransactions}, and the fence guard on the application's
- * transaction managers; the schema, health, observations, Actuator endpoint and meters where their
- * libraries are present.
+ * transaction managers; the schema, health, observations and meters where their libraries are
+ * present.
  */
 @Configuration(proxyBeanMethods = false)
 class FencedLockConfiguration {
@@ -189,30 +185,6 @@ class FencedLockConfiguration {
         @ConditionalOnMissingBean
         LockedObservations fencedLockObservations(ObjectProvider<ObservationRegistry> registry) {
             return new MicrometerObservations(() -> registry.getIfAvailable(() -> ObservationRegistry.NOOP));
-        }
-    }
-
-    /**
-     * The Actuator endpoint {@code fencedlock} ({@link FencedLockEndpoint}) and the registry of held
-     * leases it reads ({@link HeldLeases}), when Spring Boot Actuator is on the classpath and the
-     * endpoint is available (its access not {@code none} and exposed, e.g. {@code
-     * management.endpoints.web.exposure.include=health,fencedlock}).
-     */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
-    static class ActuatorEndpoint {
-        @Bean
-        @ConditionalOnMissingBean
-        @ConditionalOnAvailableEndpoint(FencedLockEndpoint.class)
-        HeldLeases fencedLockHeldLeases() {
-            return new HeldLeases();
-        }
-
-        @Bean
-        @ConditionalOnMissingBean
-        @ConditionalOnAvailableEndpoint
-        FencedLockEndpoint fencedLockEndpoint(LockClient client, HeldLeases leases) {
-            return new FencedLockEndpoint(client, leases);
         }
     }
 
