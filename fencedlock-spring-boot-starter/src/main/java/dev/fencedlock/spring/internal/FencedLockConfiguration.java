@@ -46,8 +46,8 @@ class FencedLockConfiguration {
      * fencedlock.backend=jdbc} and no {@code fencedlock.jdbc.url}, the jdbc backend keeps its locks
      * in the application's {@code DataSource} ({@link ApplicationDataSourceLocks}).
      *
-     * @throws dev.fencedlock.spring.FencedLockStartupException (failing start-up) whose cause is the {@link
-     *     IllegalArgumentException} naming the key of a missing, unknown or bad setting
+     * @throws dev.fencedlock.spring.FencedLockStartupException (failing start-up) whose cause is
+     *     the {@link IllegalArgumentException} naming the key of a missing, unknown or bad setting
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
