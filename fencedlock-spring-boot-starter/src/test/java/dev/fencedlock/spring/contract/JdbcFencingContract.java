@@ -3,6 +3,7 @@ package dev.fencedlock.spring.contract;
 import dev.fencedlock.Lease;
 import dev.fencedlock.jdbc.JdbcFencing;
 import java.sql.Connection;
+import java.sql.SQLException;
 import javax.sql.DataSource;
 
 /** The contract through {@link JdbcFencing#inTransaction(DataSource, Lease, dev.fencedlock.jdbc.SqlWork)}. */
@@ -22,7 +23,7 @@ abstract class JdbcFencingContract extends FencedTransactionContract {
         return JdbcFencing.inTransaction(dataSource, lease, connection -> {
             try {
                 return body.run(jdbc(connection));
-            } catch (java.sql.SQLException | RuntimeException e) {
+            } catch (SQLException | RuntimeException e) {
                 throw e;
             } catch (Exception e) {
                 throw new IllegalStateException(e);
