@@ -1,7 +1,7 @@
 package dev.fencedlock.spring;
 
 import dev.fencedlock.Lease;
-import dev.fencedlock.spring.internal.ActiveLease;
+import dev.fencedlock.spring.internal.CurrentLeaseBinder;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -14,7 +14,7 @@ public final class CurrentLease {
      * {@link Lease#token() token}; empty outside any locked call.
      */
     public static Optional<Lease> get() {
-        return ActiveLease.current().map(ActiveLease::lease);
+        return CurrentLeaseBinder.current();
     }
 
     /**
@@ -33,7 +33,7 @@ public final class CurrentLease {
      */
     public static Binding bind(Lease lease) {
         Objects.requireNonNull(lease, "lease");
-        return new Binding(ActiveLease.bind(lease));
+        return new Binding(CurrentLeaseBinder.open(lease));
     }
 
     /** A lease made current by {@link #bind}; not thread-safe: close it on the thread that bound it. */

@@ -16,7 +16,7 @@ public class FencedLockEndpoint {
     private final LockClient client;
     private final HeldLeases leases;
 
-    public FencedLockEndpoint(LockClient client, HeldLeases leases) {
+    FencedLockEndpoint(LockClient client, HeldLeases leases) {
         this.client = client;
         this.leases = leases;
     }
@@ -27,7 +27,19 @@ public class FencedLockEndpoint {
      * @param leases the leases held now, oldest first; empty when none is held
      * @param backends the configured backend first, then {@code fencedlock.fallback}'s if configured
      */
-    public record Report(List<HeldLeases.Held> leases, List<BackendStatus> backends) {}
+    public record Report(List<HeldLease> leases, List<BackendStatus> backends) {}
+
+    /**
+     * One held lease.
+     *
+     * @param timeLeftMillis the lease's remaining validity ({@link dev.fencedlock.Lease#remaining()}),
+     *     in milliseconds
+     * @param since when it was granted (wall clock, ISO-8601)
+     * @param thread the name of the thread that acquired it, which holds it unless the application
+     *     handed the lease to another
+     */
+    public record HeldLease(
+            String lockName, long token, String backend, long timeLeftMillis, String since, String thread) {}
 
     @ReadOperation
     public Report fencedLock() {

@@ -16,31 +16,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * Leases of a client created without the context's listeners (an application's own {@code
  * LockClient} bean) are not seen. Thread-safe; every event returns at once.
  */
-public final class HeldLeases implements LockEventListener {
-    private final Clock clock;
+final class HeldLeases implements LockEventListener {
+    private final Clock clock = Clock.systemUTC();
     private final Map<Lease, Grant> held = new ConcurrentHashMap<>();
-
-    public HeldLeases() {
-        this(Clock.systemUTC());
-    }
-
-    /** @param clock the wall clock the grant times are read from */
-    public HeldLeases(Clock clock) {
-        this.clock = clock;
-    }
 
     /** When a lease was granted, and to which thread: the one that called acquire. */
     private record Grant(Instant since, String thread) {}
-
-    /**
-     * One held lease.
-     *
-     * @param timeLeftMillis the lease's remaining validity ({@link Lease#remaining()}), in milliseconds
-     * @param since when it was granted (wall clock, ISO-8601)
-     * @param thread the name of the thread that acquired it, which holds it unless the application
-     *     handed the lease to another
-     */
-    public record Held(String lockName, long token, String backend, long timeLeftMillis, String since, String thread) {}
 
     @Override
     public void leaseGranted(Lease lease) {
@@ -53,13 +34,13 @@ public final class HeldLeases implements LockEventListener {
     }
 
     /** The leases held now, oldest grant first; empty when none is held. */
-    public List<Held> snapshot() {
+    List<FencedLockEndpoint.HeldLease> snapshot() {
         return held.entrySet().stream()
                 .sorted(Comparator.comparing(entry -> entry.getValue().since()))
                 .map(entry -> {
                     Lease lease = entry.getKey();
                     Grant grant = entry.getValue();
-                    return new Held(
+                    return new FencedLockEndpoint.HeldLease(
                             lease.lockName(),
                             lease.token(),
                             lease.backend(),

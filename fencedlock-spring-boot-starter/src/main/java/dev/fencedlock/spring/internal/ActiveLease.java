@@ -11,7 +11,7 @@ import java.util.Optional;
  * fences is still open. Confined to one thread: the transaction machinery that reads it runs on the
  * thread that began the transaction.
  */
-public final class ActiveLease {
+final class ActiveLease {
     private static final ThreadLocal<Deque<ActiveLease>> CURRENT = ThreadLocal.withInitial(ArrayDeque::new);
 
     private final Lease lease;

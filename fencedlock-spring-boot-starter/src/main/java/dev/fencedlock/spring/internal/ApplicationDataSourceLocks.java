@@ -16,7 +16,7 @@ import org.springframework.util.ClassUtils;
  * application's database and its connection pool, as ShedLock's and Spring Integration's JDBC
  * stores do. Loaded only when jdbc-provider is on the classpath.
  */
-public final class ApplicationDataSourceLocks {
+final class ApplicationDataSourceLocks {
     private static final boolean PRESENT = ClassUtils.isPresent(
             "dev.fencedlock.jdbcprovider.JdbcLocks", ApplicationDataSourceLocks.class.getClassLoader());
     private static final String URL = "fencedlock.jdbc.url";

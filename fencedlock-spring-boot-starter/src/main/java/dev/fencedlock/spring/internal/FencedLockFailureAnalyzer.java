@@ -9,7 +9,7 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
  * FAILED TO START" description and action instead of the stack trace. Registered in {@code
  * META-INF/spring.factories}.
  */
-public final class FencedLockFailureAnalyzer extends AbstractFailureAnalyzer<FencedLockStartupException> {
+final class FencedLockFailureAnalyzer extends AbstractFailureAnalyzer<FencedLockStartupException> {
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, FencedLockStartupException cause) {
         return new FailureAnalysis(cause.getMessage(), cause.action(), cause);

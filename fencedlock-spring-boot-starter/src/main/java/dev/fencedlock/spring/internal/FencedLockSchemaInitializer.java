@@ -50,7 +50,7 @@ import org.springframework.util.ClassUtils;
  *
  * <p>Runs once, when the bean is initialised; not thread-safe and need not be.
  */
-public final class FencedLockSchemaInitializer implements InitializingBean, BeanClassLoaderAware {
+final class FencedLockSchemaInitializer implements InitializingBean, BeanClassLoaderAware {
     public static final String FENCE_LOCATION = "classpath:db/fencedlock/migration";
     public static final String FENCE_TABLE = "fencedlock_fence";
     public static final String FENCE_HISTORY = "fencedlock_schema_history";

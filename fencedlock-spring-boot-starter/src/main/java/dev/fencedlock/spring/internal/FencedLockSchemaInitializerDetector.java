@@ -8,7 +8,7 @@ import org.springframework.boot.sql.init.dependency.AbstractBeansOfTypeDatabaseI
  * use it (JPA, {@code JdbcTemplate}) wait for it. Ordered after the application's Flyway: a Flyway without its history table refuses a schema that already holds fencedlock's
  * tables, while fencedlock's own Flyway accepts the application's (it records a baseline).
  */
-public final class FencedLockSchemaInitializerDetector extends AbstractBeansOfTypeDatabaseInitializerDetector {
+final class FencedLockSchemaInitializerDetector extends AbstractBeansOfTypeDatabaseInitializerDetector {
     /** After Flyway's detectors (order 1), before plain SQL scripts ({@code LOWEST_PRECEDENCE - 100}). */
     static final int ORDER = 10;
 

@@ -14,7 +14,7 @@ import org.springframework.util.ClassUtils;
  * it (Spring Boot or the application), so that no transaction begun under a lock escapes the
  * fence.
  */
-public final class FencedTransactionManagers implements BeanPostProcessor {
+final class FencedTransactionManagers implements BeanPostProcessor {
     private static final boolean JPA = ClassUtils.isPresent(
             "org.springframework.orm.jpa.JpaTransactionManager", FencedTransactionManagers.class.getClassLoader());
 

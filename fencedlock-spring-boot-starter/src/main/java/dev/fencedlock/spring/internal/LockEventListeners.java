@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * The client logs and ignores what a listener throws; here one listener's failure must not keep the
  * next from being told, so each is called on its own.
  */
-public final class LockEventListeners implements LockEventListener {
+final class LockEventListeners implements LockEventListener {
     private static final Logger LOG = LoggerFactory.getLogger(LockEventListeners.class);
 
     private final List<LockEventListener> listeners;

@@ -6,7 +6,7 @@ package dev.fencedlock.spring.internal;
  * {@link MicrometerObservations} makes each step a Micrometer {@code Observation}. Lock names and
  * tokens are unbounded, so they go only into high-cardinality values. Thread-safe.
  */
-public interface LockedObservations {
+interface LockedObservations {
     /** The whole {@code @Locked} call, parent of the other steps. */
     String LOCKED = "fencedlock.locked";
 

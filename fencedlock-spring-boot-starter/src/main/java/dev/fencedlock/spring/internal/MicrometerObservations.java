@@ -10,7 +10,7 @@ import java.util.function.Supplier;
  * timers named like the observations, tagged with the low-cardinality values only). Each step is a
  * child of the observation current on the thread when it starts. Thread-safe.
  */
-public final class MicrometerObservations implements LockedObservations {
+final class MicrometerObservations implements LockedObservations {
     private final Supplier<ObservationRegistry> registry;
 
     /** @param registry looked up on each call; {@link ObservationRegistry#NOOP} observes nothing */

@@ -10,7 +10,7 @@ import org.springframework.core.env.Environment;
  * #HIBERNATE_SETTING}: what start-up does about fenced entity tables that the database does not
  * protect. Stateless and thread-safe.
  */
-public final class ProtectedTablesMode {
+final class ProtectedTablesMode {
     /** The starter's property. */
     public static final String PROPERTY = "fencedlock.protected-tables";
 

@@ -37,7 +37,7 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  * only count where they name a key: a name there that is no key is ignored, unless it resembles one
  * ({@link LockConfig#ignoreUnlessMisspelt}).
  */
-public final class SpringLockConfig {
+final class SpringLockConfig {
     private static final String PREFIX = "fencedlock";
     /** A list element as the binder names it: {@code nodes[0]}, or {@code nodes.0} for map keys. */
     private static final Pattern LIST_ELEMENT = Pattern.compile("^(.*)(?:\\[(\\d+)]|\\.(\\d+))$");

@@ -18,7 +18,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 @TestPropertySource(properties = "test.database=POSTGRESQL")
-class FencedInventoryPostgresTest extends FencedInventoryTest {
+class FencedInventoryPostgresIT extends AbstractFencedInventoryIT {
 
     @Autowired
     StalledHolders stalled;
@@ -74,8 +74,8 @@ class FencedInventoryPostgresTest extends FencedInventoryTest {
      * Under a JPA transaction manager fencing-jpa's guard and the starter's are one guard: the fence
      * row is written once per fenced transaction (counted by a row trigger on the fence table, in a
      * transaction-local setting), whether the transaction's first statement is JPA's or {@code
-     * JdbcTemplate}'s, through {@code FencedTransactions} and {@code @Locked} alike. Before, the
-     * starter's guard ran again behind fencing-jpa's: two updates of the row in every transaction.
+     * JdbcTemplate}'s, through {@code FencedTransactions} and {@code @Locked} alike: the starter's
+     * guard does not run again behind fencing-jpa's, which would update the row twice.
      */
     @Test
     void aFencedJpaTransactionWritesTheFenceRowOnce() throws Exception {

@@ -8,10 +8,9 @@ import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockTimeoutException;
 import dev.fencedlock.spring.Locked.WhenTaken;
-import dev.fencedlock.spring.internal.FencedLockFailureAnalyzer;
-import dev.fencedlock.spring.metrics.LockMetrics;
 import dev.fencedlock.testkit.db.TestDatabase;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -30,6 +29,7 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
@@ -38,6 +38,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
@@ -49,7 +50,7 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 @ExtendWith(OutputCaptureExtension.class)
-class FirstDayTest {
+class FirstDayIT {
     private final ApplicationContextRunner jdbcRunner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
                     DataSourceAutoConfiguration.class,
@@ -57,6 +58,21 @@ class FirstDayTest {
                     JdbcTemplateAutoConfiguration.class,
                     TransactionAutoConfiguration.class,
                     FencedLockAutoConfiguration.class));
+
+    /** The analysis of {@code failure} by fencedlock's failure analyzer, found as Spring Boot finds it. */
+    private static FailureAnalysis analysis(Throwable failure) {
+        // Spring Boot's own analyzers that need the context's beans are left out
+        List<FailureAnalyzer> fencedlock =
+                SpringFactoriesLoader.forDefaultResourceLocation()
+                        .load(FailureAnalyzer.class, null, (type, name, notMade) -> {})
+                        .stream()
+                        .filter(analyzer -> analyzer.getClass().getName().startsWith("dev.fencedlock."))
+                        .toList();
+        assertThat(fencedlock)
+                .as("fencedlock's failure analyzer in spring.factories")
+                .hasSize(1);
+        return fencedlock.get(0).analyze(failure);
+    }
 
     private static String h2Url() {
         return "spring.datasource.url=jdbc:h2:mem:first-day-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
@@ -70,7 +86,7 @@ class FirstDayTest {
                     .withPropertyValues("fencedlock.backend=local")
                     .run(context -> {
                         assertThat(context).hasFailed();
-                        FailureAnalysis analysis = new FencedLockFailureAnalyzer().analyze(context.getStartupFailure());
+                        FailureAnalysis analysis = analysis(context.getStartupFailure());
                         assertThat(analysis)
                                 .as("the failure analyzer reports it")
                                 .isNotNull();
@@ -93,7 +109,7 @@ class FirstDayTest {
                     .withBean(DataSource.class, () -> new DelegatingDataSource(database.dataSource()))
                     .withPropertyValues("fencedlock.backend=jdbc")
                     .run(context -> {
-                        FailureAnalysis analysis = new FencedLockFailureAnalyzer().analyze(context.getStartupFailure());
+                        FailureAnalysis analysis = analysis(context.getStartupFailure());
                         assertThat(analysis.getDescription()).contains("fencedlock_lock");
                         assertThat(analysis.getAction()).contains("classpath:db/fencedlock/lock/migration");
                     });
@@ -223,15 +239,15 @@ class FirstDayTest {
                 .withPropertyValues("fencedlock.backend=local")
                 .run(context -> {
                     MeterRegistry registry = new SimpleMeterRegistry();
-                    context.getBean(LockMetrics.class).bindTo(registry);
+                    context.getBean("fencedLockMetrics", MeterBinder.class).bindTo(registry);
                     for (LeaseLostException.Reason reason : LeaseLostException.Reason.values()) {
-                        assertThat(registry.get(LockMetrics.LEASES_LOST)
+                        assertThat(registry.get("fencedlock.lease.lost")
                                         .tag("reason", reason.name().toLowerCase())
                                         .counter()
                                         .count())
                                 .isZero();
                     }
-                    assertThat(registry.get(LockMetrics.FENCE_REFUSALS)
+                    assertThat(registry.get("fencedlock.fence.refusals")
                                     .counter()
                                     .count())
                             .isZero();
@@ -240,7 +256,7 @@ class FirstDayTest {
                             .acquire(Duration.ofSeconds(5))) {
                         assertThat(lease.isValid()).isTrue();
                     }
-                    assertThat(registry.get(LockMetrics.LEASES_HELD)
+                    assertThat(registry.get("fencedlock.lease.held")
                                     .tag("backend", "local")
                                     .timer()
                                     .count())

@@ -14,7 +14,6 @@ import dev.fencedlock.spring.app.InventoryApplication;
 import dev.fencedlock.spring.app.Item;
 import dev.fencedlock.spring.app.Items;
 import dev.fencedlock.spring.app.Orders;
-import dev.fencedlock.spring.metrics.LockMetrics;
 import dev.fencedlock.testkit.lease.BelievedValidLease;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -45,7 +44,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 @SpringBootTest(classes = InventoryApplication.class)
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
-abstract class FencedInventoryTest {
+abstract class AbstractFencedInventoryIT {
     private static final int THREADS = 8;
     private static final int ORDERS_PER_THREAD = 50;
 
@@ -362,7 +361,7 @@ abstract class FencedInventoryTest {
     @Test
     void metersCountAcquisitionsLeasesAndRefusalsWithoutLockNames() throws Exception {
         inventory.restock("sku-meters", 10);
-        double refusalsBefore = meters.counter(LockMetrics.FENCE_REFUSALS).count();
+        double refusalsBefore = meters.counter("fencedlock.fence.refusals").count();
         long acquiredBefore = timerCount("local", "acquired");
         long timeoutsBefore = timerCount("local", "timeout");
 
@@ -370,14 +369,14 @@ abstract class FencedInventoryTest {
         assertThatThrownBy(() -> inventory.orderStallingPastLease("sku-meters", "stalled"))
                 .isInstanceOf(FencedWriteRefusedException.class);
         try (Lease held = client.lock("inventory:sku-meters").acquire(Duration.ofSeconds(5))) {
-            assertThat(meters.get(LockMetrics.LEASES_ACTIVE).gauge().value()).isGreaterThanOrEqualTo(1);
+            assertThat(meters.get("fencedlock.lease.active").gauge().value()).isGreaterThanOrEqualTo(1);
             assertThatThrownBy(() -> client.lock("inventory:sku-meters").acquire(Duration.ofMillis(50)))
                     .isInstanceOf(LockTimeoutException.class);
         }
 
         assertThat(timerCount("local", "acquired") - acquiredBefore).isGreaterThanOrEqualTo(3);
         assertThat(timerCount("local", "timeout") - timeoutsBefore).isEqualTo(1);
-        assertThat(meters.counter(LockMetrics.FENCE_REFUSALS).count() - refusalsBefore)
+        assertThat(meters.counter("fencedlock.fence.refusals").count() - refusalsBefore)
                 .isEqualTo(1.0);
         assertThat(meters.getMeters())
                 .filteredOn(meter -> meter.getId().getName().startsWith("fencedlock."))
@@ -386,7 +385,7 @@ abstract class FencedInventoryTest {
     }
 
     private long timerCount(String backend, String outcome) {
-        Timer timer = meters.find(LockMetrics.ACQUIRE)
+        Timer timer = meters.find("fencedlock.acquire")
                 .tags("backend", backend, "outcome", outcome)
                 .timer();
         return timer == null ? 0 : timer.count();

@@ -1,4 +1,4 @@
-package dev.fencedlock.spring.health;
+package dev.fencedlock.spring.internal;
 
 import dev.fencedlock.BackendStatus;
 import dev.fencedlock.LockClient;
@@ -24,10 +24,10 @@ import org.springframework.boot.health.contributor.Health;
  * <p>Details: one entry per backend under its name, with its {@code state} and its {@code nodes}
  * (address with credentials masked, to state and detail). Thread-safe.
  */
-public final class FencedLockHealthIndicator extends AbstractHealthIndicator {
+final class FencedLockHealthIndicator extends AbstractHealthIndicator {
     private final LockClient client;
 
-    public FencedLockHealthIndicator(LockClient client) {
+    FencedLockHealthIndicator(LockClient client) {
         super("fencedlock health check failed");
         this.client = client;
     }

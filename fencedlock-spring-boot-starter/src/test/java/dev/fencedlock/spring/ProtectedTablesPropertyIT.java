@@ -16,7 +16,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * fencedlock.jpa.protected-tables}, with the default {@code warn}
  * on an embedded H2 database and on PostgreSQL.
  */
-class ProtectedTablesPropertyTest {
+class ProtectedTablesPropertyIT {
     private static final String SETTING = "fencedlock.jpa.protected-tables";
     private static final String POSTGRES = "spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test";
 

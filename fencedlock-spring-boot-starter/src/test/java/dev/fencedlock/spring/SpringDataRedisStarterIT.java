@@ -28,7 +28,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 @ExtendWith(OutputCaptureExtension.class)
-class SpringDataRedisStarterTest {
+class SpringDataRedisStarterIT {
     private static final String MASTER = "fencedlock-spring";
 
     @RegisterExtension

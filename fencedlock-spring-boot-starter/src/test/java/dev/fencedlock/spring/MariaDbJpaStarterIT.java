@@ -27,7 +27,7 @@ import org.springframework.transaction.annotation.Transactional;
  * row, read inside the transaction, on a pool of one connection.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-class MariaDbJpaStarterTest {
+class MariaDbJpaStarterIT {
     private static final String FENCE_WRITES = "select @fence_writes";
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()

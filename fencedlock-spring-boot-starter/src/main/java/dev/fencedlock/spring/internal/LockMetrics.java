@@ -1,4 +1,4 @@
-package dev.fencedlock.spring.metrics;
+package dev.fencedlock.spring.internal;
 
 import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
@@ -40,12 +40,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * registry is bound are not counted, except in the gauge, which reads the current count.
  * Thread-safe; every method returns quickly.
  */
-public final class LockMetrics implements LockEventListener, FenceRefusalListener, MeterBinder {
-    public static final String ACQUIRE = "fencedlock.acquire";
-    public static final String LEASES_ACTIVE = "fencedlock.lease.active";
-    public static final String LEASES_HELD = "fencedlock.lease.held";
-    public static final String LEASES_LOST = "fencedlock.lease.lost";
-    public static final String FENCE_REFUSALS = "fencedlock.fence.refusals";
+final class LockMetrics implements LockEventListener, FenceRefusalListener, MeterBinder {
+    static final String ACQUIRE = "fencedlock.acquire";
+    static final String LEASES_ACTIVE = "fencedlock.lease.active";
+    static final String LEASES_HELD = "fencedlock.lease.held";
+    static final String LEASES_LOST = "fencedlock.lease.lost";
+    static final String FENCE_REFUSALS = "fencedlock.fence.refusals";
 
     private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
     private final AtomicInteger active = new AtomicInteger();

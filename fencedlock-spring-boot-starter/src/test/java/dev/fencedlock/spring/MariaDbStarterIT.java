@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
+import dev.fencedlock.jdbc.FencedTables;
 import dev.fencedlock.spring.app.ServerSessions;
 import dev.fencedlock.testkit.await.Await;
 import dev.fencedlock.testkit.db.TestDatabase;
@@ -35,9 +36,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * The starter on MariaDB:
  *
  * <ul>
- *   <li>MariaDB has no protected tables, yet a {@code @Locked} method without a transaction cannot
- *       write in autocommit: a holder stalled past its lease while a newer holder writes never lands
- *       its write;
+ *   <li>a table protected with {@link FencedTables#protect} refuses, in the database, a write
+ *       outside a fenced transaction and takes the one of a {@code @Locked @Transactional} method;
+ *   <li>a {@code @Locked} method without a transaction cannot write in autocommit, whether the table
+ *       is protected or not: the starter refuses its connection, so a holder stalled past its lease
+ *       while a newer holder writes never lands its write;
  *   <li>the starter bounds how long a fenced transaction may sit idle ({@code
  *       idle_transaction_timeout}, the lease's remaining time plus the grace), so the server closes
  *       the connection of a holder stalled past it, which frees the fence row; the holder, when it
@@ -46,7 +49,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * </ul>
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-class MariaDbStarterTest {
+class MariaDbStarterIT {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
                     DataSourceTransactionManagerAutoConfiguration.class,
@@ -92,6 +95,26 @@ class MariaDbStarterTest {
     }
 
     @Test
+    void aProtectedTableRefusesAnUnfencedWriteAndTakesALockedOne() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed();
+            JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+            Writer writer = context.getBean(Writer.class);
+            jdbc.update("create table stalled_counter (name varchar(64) primary key, amount bigint not null)");
+            jdbc.update("insert into stalled_counter values ('c', 1)");
+            FencedTables.protect(context.getBean(DataSource.class), "stalled_counter");
+
+            assertThatThrownBy(() -> jdbc.update("update stalled_counter set amount = 2 where name = 'c'"))
+                    .as("refused by the database")
+                    .hasMessageContaining("stalled_counter");
+            writer.write(3);
+
+            assertThat(jdbc.queryForObject("select amount from stalled_counter where name = 'c'", Long.class))
+                    .isEqualTo(3);
+        });
+    }
+
+    @Test
     void aHolderWhoseConnectionTheServerClosedGetsTheRefusal() {
         runner.run(context -> {
             assertThat(context).hasNotFailed();
@@ -126,7 +149,7 @@ class MariaDbStarterTest {
     }
 
     private static void assertEndedRefusal(ThrowingCallable call) {
-        FencedInventoryPostgresTest.assertEndedRefusal(call, "stalled:c", true);
+        FencedInventoryPostgresIT.assertEndedRefusal(call, "stalled:c", true);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -7,11 +7,9 @@ import dev.fencedlock.BackendStatus;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.spring.actuate.FencedLockEndpoint;
-import dev.fencedlock.spring.actuate.HeldLeases;
 import dev.fencedlock.spring.app.Counters;
 import dev.fencedlock.spring.app.Inventory;
 import dev.fencedlock.spring.app.InventoryApplication;
-import dev.fencedlock.spring.internal.LockedObservations;
 import io.micrometer.common.KeyValue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -34,15 +32,24 @@ import org.springframework.context.annotation.Bean;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Issue 28 item 13: the {@code fencedlock} Actuator endpoint lists the leases this instance holds
+ * The {@code fencedlock} Actuator endpoint lists the leases this instance holds
  * and each backend's status, and a {@code @Locked @Transactional} call is observed as the call with
  * its acquisition, fence guard and commit as children, the lock name never a low-cardinality value.
  */
 @SpringBootTest(
-        classes = {InventoryApplication.class, ObservabilityTest.Observed.class},
+        classes = {InventoryApplication.class, ObservabilityIT.Observed.class},
         properties = {"test.database=H2", "management.endpoints.web.exposure.include=health,fencedlock"})
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-class ObservabilityTest {
+class ObservabilityIT {
+    /** The observations and keys docs/spring.md names. */
+    private static final String LOCKED = "fencedlock.locked";
+
+    private static final String ACQUIRE = "fencedlock.locked.acquire";
+    private static final String GUARD = "fencedlock.locked.guard";
+    private static final String COMMIT = "fencedlock.locked.commit";
+    private static final String BACKEND = "fencedlock.backend";
+    private static final String OUTCOME = "fencedlock.outcome";
+    private static final String LOCK_NAME = "fencedlock.lock.name";
 
     @TestConfiguration(proxyBeanMethods = false)
     static class Observed {
@@ -80,7 +87,7 @@ class ObservabilityTest {
         } finally {
             lease.close();
         }
-        List<HeldLeases.Held> mine =
+        List<FencedLockEndpoint.HeldLease> mine =
                 held.leases().stream().filter(h -> h.lockName().equals(name)).toList();
         assertThat(mine).singleElement().satisfies(h -> {
             assertThat(h.token()).isEqualTo(lease.token());
@@ -125,47 +132,43 @@ class ObservabilityTest {
         inventory.restock(sku, 5);
 
         TestObservationRegistryAssert.assertThat(observations)
-                .hasNumberOfObservationsWithNameEqualTo(LockedObservations.LOCKED, 1)
-                .hasNumberOfObservationsWithNameEqualTo(LockedObservations.ACQUIRE, 1)
-                .hasNumberOfObservationsWithNameEqualTo(LockedObservations.GUARD, 1)
-                .hasNumberOfObservationsWithNameEqualTo(LockedObservations.COMMIT, 1);
+                .hasNumberOfObservationsWithNameEqualTo(LOCKED, 1)
+                .hasNumberOfObservationsWithNameEqualTo(ACQUIRE, 1)
+                .hasNumberOfObservationsWithNameEqualTo(GUARD, 1)
+                .hasNumberOfObservationsWithNameEqualTo(COMMIT, 1);
         TestObservationRegistryAssert.assertThat(observations)
-                .hasObservationWithNameEqualTo(LockedObservations.LOCKED)
+                .hasObservationWithNameEqualTo(LOCKED)
                 .that()
                 .hasBeenStopped()
                 .doesNotHaveParentObservation()
-                .hasLowCardinalityKeyValue(LockedObservations.OUTCOME, "acquired")
-                .hasLowCardinalityKeyValue(LockedObservations.BACKEND, "local")
-                .hasHighCardinalityKeyValue(LockedObservations.LOCK_NAME, lockName);
+                .hasLowCardinalityKeyValue(OUTCOME, "acquired")
+                .hasLowCardinalityKeyValue(BACKEND, "local")
+                .hasHighCardinalityKeyValue(LOCK_NAME, lockName);
         TestObservationRegistryAssert.assertThat(observations)
-                .hasObservationWithNameEqualTo(LockedObservations.COMMIT)
+                .hasObservationWithNameEqualTo(COMMIT)
                 .that()
                 .hasBeenStopped()
-                .hasLowCardinalityKeyValue(LockedObservations.OUTCOME, "committed");
-        for (String step : List.of(LockedObservations.ACQUIRE, LockedObservations.GUARD, LockedObservations.COMMIT)) {
+                .hasLowCardinalityKeyValue(OUTCOME, "committed");
+        for (String step : List.of(ACQUIRE, GUARD, COMMIT)) {
             TestObservationRegistryAssert.assertThat(observations)
                     .hasObservationWithNameEqualTo(step)
                     .that()
                     .hasBeenStopped()
-                    .hasHighCardinalityKeyValue(LockedObservations.LOCK_NAME, lockName)
+                    .hasHighCardinalityKeyValue(LOCK_NAME, lockName)
                     .hasParentObservationContextSatisfying(
-                            parent -> assertThat(parent.getName()).isEqualTo(LockedObservations.LOCKED));
+                            parent -> assertThat(parent.getName()).isEqualTo(LOCKED));
         }
-        for (String step : List.of(
-                LockedObservations.LOCKED,
-                LockedObservations.ACQUIRE,
-                LockedObservations.GUARD,
-                LockedObservations.COMMIT)) {
+        for (String step : List.of(LOCKED, ACQUIRE, GUARD, COMMIT)) {
             TestObservationRegistryAssert.assertThat(observations)
                     .hasObservationWithNameEqualTo(step)
                     .that()
-                    .doesNotHaveLowCardinalityKeyValueWithKey(LockedObservations.LOCK_NAME)
+                    .doesNotHaveLowCardinalityKeyValueWithKey(LOCK_NAME)
                     .satisfies(context -> assertThat(context.getLowCardinalityKeyValues().stream())
                             .extracting(KeyValue::getValue)
                             .noneMatch(value -> value.contains(sku)));
         }
         // Spring Boot's meter handler makes timers of the observations: tagged with low-cardinality values only
-        Timer call = meters.find(LockedObservations.LOCKED).timer();
+        Timer call = meters.find(LOCKED).timer();
         assertThat(call).isNotNull();
         assertThat(call.getId().getTags()).extracting(Tag::getValue).noneMatch(value -> value.contains(sku));
     }
@@ -179,17 +182,17 @@ class ObservabilityTest {
                 .isInstanceOf(FencedWriteRefusedException.class);
 
         TestObservationRegistryAssert.assertThat(observations)
-                .hasObservationWithNameEqualTo(LockedObservations.COMMIT)
+                .hasObservationWithNameEqualTo(COMMIT)
                 .that()
                 .hasBeenStopped()
                 .hasError()
-                .hasLowCardinalityKeyValue(LockedObservations.OUTCOME, "rolled_back");
+                .hasLowCardinalityKeyValue(OUTCOME, "rolled_back");
         TestObservationRegistryAssert.assertThat(observations)
-                .hasObservationWithNameEqualTo(LockedObservations.LOCKED)
+                .hasObservationWithNameEqualTo(LOCKED)
                 .that()
                 .hasBeenStopped()
                 .hasError()
-                .hasHighCardinalityKeyValue(LockedObservations.LOCK_NAME, "counter:" + name);
+                .hasHighCardinalityKeyValue(LOCK_NAME, "counter:" + name);
     }
 
     @Test
@@ -200,7 +203,7 @@ class ObservabilityTest {
                 .run(context -> assertThat(context)
                         .hasNotFailed()
                         .doesNotHaveBean(FencedLockEndpoint.class)
-                        .doesNotHaveBean(HeldLeases.class));
+                        .doesNotHaveBean("fencedLockHeldLeases"));
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(FencedLockAutoConfiguration.class))
                 .withPropertyValues("fencedlock.backend=local", "management.endpoints.web.exposure.include=fencedlock")

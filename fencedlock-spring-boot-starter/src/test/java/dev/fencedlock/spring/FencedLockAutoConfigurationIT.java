@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
-import dev.fencedlock.spring.health.FencedLockHealthIndicator;
-import dev.fencedlock.spring.internal.SpringLockConfig;
 import dev.fencedlock.testkit.redis.RedisServers;
 import dev.fencedlock.testkit.zookeeper.ZooKeeperServers;
 import java.io.InputStream;
@@ -25,13 +23,14 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /** The LockClient bean from properties: every backend, Spring's property idioms, and bad values failing start-up. */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-class FencedLockAutoConfigurationTest {
+class FencedLockAutoConfigurationIT {
     private final ApplicationContextRunner runner =
             new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(FencedLockAutoConfiguration.class));
 
@@ -76,7 +75,8 @@ class FencedLockAutoConfigurationTest {
     @Test
     void healthIsUpForTheLocalBackend() {
         runner.withPropertyValues("fencedlock.backend=local").run(context -> {
-            Health health = context.getBean(FencedLockHealthIndicator.class).health(true);
+            Health health = context.getBean("fencedLockHealthIndicator", HealthIndicator.class)
+                    .health(true);
             assertThat(health.getStatus()).isEqualTo(Status.UP);
             assertThat(health.getDetails()).containsEntry("local", Map.of("state", "UP", "nodes", Map.of()));
         });
@@ -91,8 +91,8 @@ class FencedLockAutoConfigurationTest {
                             "fencedlock.redlock.nodes=" + servers.nodes(),
                             "fencedlock.redlock.node-timeout=500ms")
                     .run(context -> {
-                        Health health =
-                                context.getBean(FencedLockHealthIndicator.class).health(true);
+                        Health health = context.getBean("fencedLockHealthIndicator", HealthIndicator.class)
+                                .health(true);
                         assertThat(health.getStatus()).isEqualTo(Status.DOWN);
                         assertThat(health.getDetails().get("redlock")).isInstanceOfSatisfying(Map.class, redlock -> {
                             assertThat(redlock.get("state")).isEqualTo("DOWN");
@@ -112,8 +112,8 @@ class FencedLockAutoConfigurationTest {
                             "fencedlock.redlock.node-timeout=500ms",
                             "fencedlock.fallback=local")
                     .run(context -> {
-                        Health health =
-                                context.getBean(FencedLockHealthIndicator.class).health(true);
+                        Health health = context.getBean("fencedLockHealthIndicator", HealthIndicator.class)
+                                .health(true);
                         assertThat(health.getStatus()).isEqualTo(Status.UP);
                         assertThat(health.getDetails()).containsOnlyKeys("redlock", "local");
                     });
@@ -148,8 +148,8 @@ class FencedLockAutoConfigurationTest {
                             assertThat(lease.backend()).isEqualTo("zookeeper");
                             assertThat(lease.isValid()).isTrue();
                         }
-                        Health health =
-                                context.getBean(FencedLockHealthIndicator.class).health(true);
+                        Health health = context.getBean("fencedLockHealthIndicator", HealthIndicator.class)
+                                .health(true);
                         assertThat(health.getStatus()).isEqualTo(Status.UP);
                         assertThat(health.getDetails().get("zookeeper"))
                                 .isInstanceOfSatisfying(
@@ -299,6 +299,8 @@ class FencedLockAutoConfigurationTest {
                 described.add(properties.getJSONObject(i).getString("name"));
             }
         }
-        assertThat(described).containsAll(LockConfig.keys()).containsAll(SpringLockConfig.STARTER_KEYS);
+        assertThat(described)
+                .containsAll(LockConfig.keys())
+                .contains("fencedlock.initialize-schema", "fencedlock.protected-tables");
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
-import dev.fencedlock.spring.internal.FencedLockSchemaInitializer;
 import dev.fencedlock.testkit.db.TestDatabase;
 import java.time.Duration;
 import java.util.UUID;
@@ -32,7 +31,10 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  * own Flyway; and is left alone where the mode says so.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-class FencedLockSchemaTest {
+class FencedLockSchemaIT {
+    /** The history table of fencedlock's own Flyway, as docs/spring.md names it. */
+    private static final String FENCE_HISTORY = "fencedlock_schema_history";
+
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
                     DataSourceAutoConfiguration.class,
@@ -66,7 +68,7 @@ class FencedLockSchemaTest {
     void withoutFlywayAnEmbeddedDatabaseGetsTheFenceTableFromTheScripts() {
         runner.withClassLoader(new FilteredClassLoader(Flyway.class))
                 .withPropertyValues(h2Url())
-                .run(FencedLockSchemaTest::fencedWriteSucceeds);
+                .run(FencedLockSchemaIT::fencedWriteSucceeds);
     }
 
     @Test
@@ -79,9 +81,7 @@ class FencedLockSchemaTest {
             fencedWriteSucceeds(context);
             JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
             assertThat(jdbc.queryForList(
-                            "select \"version\" from \"" + FencedLockSchemaInitializer.FENCE_HISTORY
-                                    + "\" where \"success\" = true",
-                            String.class))
+                            "select \"version\" from \"" + FENCE_HISTORY + "\" where \"success\" = true", String.class))
                     .contains("1");
             assertThat(jdbc.queryForList(
                             "select \"script\" from \"flyway_schema_history\" where \"type\" <> 'TABLE'", String.class))
@@ -91,7 +91,7 @@ class FencedLockSchemaTest {
                     .isZero();
         });
         // the next start on the same database finds everything in place
-        withFlyway.run(FencedLockSchemaTest::fencedWriteSucceeds);
+        withFlyway.run(FencedLockSchemaIT::fencedWriteSucceeds);
     }
 
     @Test
@@ -99,13 +99,12 @@ class FencedLockSchemaTest {
         String url = h2Url();
         runner.withClassLoader(new FilteredClassLoader(Flyway.class))
                 .withPropertyValues(url)
-                .run(FencedLockSchemaTest::fencedWriteSucceeds);
+                .run(FencedLockSchemaIT::fencedWriteSucceeds);
         runner.withPropertyValues(url).run(context -> {
             fencedWriteSucceeds(context);
             assertThat(context.getBean(JdbcTemplate.class)
                             .queryForList(
-                                    "select \"type\" from \"" + FencedLockSchemaInitializer.FENCE_HISTORY
-                                            + "\" where \"type\" <> 'TABLE'",
+                                    "select \"type\" from \"" + FENCE_HISTORY + "\" where \"type\" <> 'TABLE'",
                                     String.class))
                     .containsExactly("BASELINE");
         });
@@ -139,7 +138,7 @@ class FencedLockSchemaTest {
             });
             onPostgres
                     .withPropertyValues("fencedlock.initialize-schema=always")
-                    .run(FencedLockSchemaTest::fencedWriteSucceeds);
+                    .run(FencedLockSchemaIT::fencedWriteSucceeds);
         }
     }
 

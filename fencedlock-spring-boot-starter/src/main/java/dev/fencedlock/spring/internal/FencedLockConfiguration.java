@@ -1,0 +1,201 @@
+package dev.fencedlock.spring.internal;
+
+import dev.fencedlock.LockClient;
+import dev.fencedlock.LockConfig;
+import dev.fencedlock.LockEventListener;
+import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.spring.FenceRefusalListener;
+import dev.fencedlock.spring.FencedLockAutoConfiguration;
+import dev.fencedlock.spring.FencedTransactions;
+import dev.fencedlock.spring.Locked;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import java.util.List;
+import javax.sql.DataSource;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;
+import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.core.env.Environment;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * The beans of {@link FencedLockAutoConfiguration}, declared beside the classes they create so that
+ * those stay package-private: a {@link LockClient} from the {@code fencedlock.*} properties, the
+ * {@link Locked} advice, {@link FencedTransactions}, and the fence guard on the application's
+ * transaction managers; the schema, health, observations and meters where their libraries are
+ * present.
+ */
+@Configuration(proxyBeanMethods = false)
+class FencedLockConfiguration {
+    /**
+     * The client, from every {@code fencedlock.*} property; closed with the context. With {@code
+     * fencedlock.backend=jdbc} and no {@code fencedlock.jdbc.url}, the jdbc backend keeps its locks
+     * in the application's {@code DataSource} ({@link ApplicationDataSourceLocks}).
+     *
+     * @throws dev.fencedlock.spring.FencedLockStartupException (failing start-up) whose cause is
+     *     the {@link IllegalArgumentException} naming the key of a missing, unknown or bad setting
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    LockClient fencedLockClient(
+            Environment environment,
+            ObjectProvider<LockEventListener> listeners,
+            ObjectProvider<FencedLockSchemaInitializer> schema,
+            ObjectProvider<DataSource> dataSource) {
+        // the jdbc backend's lock table first
+        schema.ifAvailable(initialized -> {});
+        LockEventListener listener =
+                new LockEventListeners(listeners.orderedStream().toList());
+        try {
+            LockConfig config = SpringLockConfig.from(environment);
+            if (ApplicationDataSourceLocks.applies(config, environment)) {
+                return ApplicationDataSourceLocks.create(config, dataSource.getIfUnique(), listener);
+            }
+            return LockClient.create(config, listener);
+        } catch (IllegalArgumentException e) {
+            throw SpringLockConfig.startupFailure(e);
+        }
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LockedExecution fencedLockExecution(
+            ObjectProvider<FenceRefusalListener> refusals, ObjectProvider<LockedObservations> observations) {
+        List<FenceRefusalListener> all = refusals.orderedStream().toList();
+        return new LockedExecution(
+                refusal -> all.forEach(listener -> listener.refused(refusal)),
+                observations.getIfAvailable(() -> LockedObservations.NONE));
+    }
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static Advisor fencedLockAdvisor(
+            ObjectProvider<LockClient> client, ObjectProvider<LockedExecution> execution, BeanFactory beans) {
+        LockedInterceptor interceptor =
+                new LockedInterceptor(client::getObject, execution::getObject, new BeanFactoryResolver(beans));
+        // checkInherited: @Locked on an interface or superclass method counts, as @Transactional does
+        DefaultPointcutAdvisor advisor =
+                new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Locked.class, true), interceptor);
+        advisor.setOrder(FencedLockAutoConfiguration.LOCKED_ADVISOR_ORDER);
+        return advisor;
+    }
+
+    /**
+     * Refuses JDBC connections taken inside a locked call outside any transaction ({@link
+     * UnfencedConnectionGuard}): their writes would run in autocommit, unfenced.
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static Advisor fencedLockUnfencedConnectionAdvisor() {
+        UnfencedConnectionGuard guard = new UnfencedConnectionGuard();
+        return new DefaultPointcutAdvisor(guard, guard);
+    }
+
+    /** The fence row guard on {@value FenceGuard#DEFAULT_TABLE}; define a bean to use another table. */
+    @Bean
+    @ConditionalOnMissingBean
+    FenceGuard fencedLockFenceGuard() {
+        return FenceGuard.standard();
+    }
+
+    @Bean
+    static FencedTransactionManagers fencedLockTransactionManagers(ObjectProvider<FenceGuard> guard) {
+        return new FencedTransactionManagers(() -> guard.getIfAvailable(FenceGuard::standard));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(PlatformTransactionManager.class)
+    FencedTransactions fencedTransactions(
+            LockClient client, PlatformTransactionManager transactionManager, LockedExecution execution) {
+        return new FencedTransactions(client, transactionManager, execution);
+    }
+
+    /**
+     * Creates the fence table (and the jdbc backend's lock table) as {@code
+     * fencedlock.initialize-schema} says: {@code embedded} (default), {@code always}, {@code never}.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({EmbeddedDatabaseConnection.class, DatabaseInitializationMode.class})
+    static class Schema {
+        @Bean
+        @ConditionalOnMissingBean
+        FencedLockSchemaInitializer fencedLockSchemaInitializer(
+                ObjectProvider<DataSource> dataSource, ObjectProvider<FenceGuard> guard, Environment environment) {
+            return new FencedLockSchemaInitializer(
+                    dataSource.getIfUnique(),
+                    guard.getIfAvailable(FenceGuard::standard).table(),
+                    environment);
+        }
+    }
+
+    /**
+     * Hands {@code fencedlock.protected-tables} to fencing-jpa's start-up check of fenced entity
+     * tables ({@link ProtectedTablesMode}), when Hibernate is auto-configured.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(HibernatePropertiesCustomizer.class)
+    static class ProtectedTables {
+        @Bean
+        HibernatePropertiesCustomizer fencedLockProtectedTables(Environment environment) {
+            String mode;
+            try {
+                mode = ProtectedTablesMode.resolve(environment);
+            } catch (IllegalArgumentException e) {
+                throw SpringLockConfig.startupFailure(e);
+            }
+            return properties -> properties.putIfAbsent(ProtectedTablesMode.HIBERNATE_SETTING, mode);
+        }
+    }
+
+    /** The health indicator {@code fencedLock} when Spring Boot's health support is on the classpath. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(HealthIndicator.class)
+    static class HealthCheck {
+        @Bean
+        @ConditionalOnMissingBean(name = "fencedLockHealthIndicator")
+        FencedLockHealthIndicator fencedLockHealthIndicator(LockClient client) {
+            return new FencedLockHealthIndicator(client);
+        }
+    }
+
+    /**
+     * Observations of {@code @Locked} calls ({@link LockedObservations}: the call, its acquisition,
+     * the fence guard and each fenced commit) in the application's {@link ObservationRegistry} bean,
+     * when it has one; Spring Boot's tracing makes them spans.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ObservationRegistry.class)
+    static class Observations {
+        @Bean
+        @ConditionalOnMissingBean
+        LockedObservations fencedLockObservations(ObjectProvider<ObservationRegistry> registry) {
+            return new MicrometerObservations(() -> registry.getIfAvailable(() -> ObservationRegistry.NOOP));
+        }
+    }
+
+    /** Micrometer meters ({@link LockMetrics}) when Micrometer is on the classpath. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    static class Metrics {
+        @Bean
+        @ConditionalOnMissingBean
+        LockMetrics fencedLockMetrics() {
+            return new LockMetrics();
+        }
+    }
+}

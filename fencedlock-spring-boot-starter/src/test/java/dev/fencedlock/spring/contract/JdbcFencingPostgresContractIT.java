@@ -1,0 +1,10 @@
+package dev.fencedlock.spring.contract;
+
+import dev.fencedlock.testkit.db.TestDatabase.Kind;
+
+class JdbcFencingPostgresContractIT extends JdbcFencingContract {
+    @Override
+    protected Kind kind() {
+        return Kind.POSTGRESQL;
+    }
+}
