@@ -88,7 +88,8 @@ public final class ZooKeeperLocks {
     /**
      * A client on {@code settings}, every common setting at its default (lease time 30s).
      *
-     * @throws IllegalArgumentException if the base path cannot be used on the ensemble
+     * @throws IllegalArgumentException if the Curator client of {@code settings} is no longer
+     *     started
      */
     public static LockClient create(ZooKeeperSettings settings) {
         return create(LockConfig.builder().backend(BACKEND).build(), settings);
