@@ -55,7 +55,7 @@ import org.slf4j.LoggerFactory;
  * returned or threw within {@code wait + per-attempt timeout + slack}: the per-attempt timeout is
  * the backend's documented default, the slack is what a loaded two-core machine adds to one
  * thread's timer. A locked jdbc row is "taken": {@code tryAcquire(ZERO)} returns empty. The
- * measured table is written to {@code target/wait-bound-matrix.md} (docs/reliability.md shows it).
+ * measured table is written to {@code target/wait-bound-matrix.md} (docs/guarantees.md shows it).
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class WaitBoundMatrixIT {
@@ -69,7 +69,7 @@ class WaitBoundMatrixIT {
     /** Far past every backend's per-attempt timeout: a reply that late never counts. */
     private static final Duration REPLY_DELAY = Duration.ofSeconds(4);
 
-    /** Documented defaults of the per-attempt timeouts (docs/reliability.md, "The wait contract"). */
+    /** Documented defaults of the per-attempt timeouts (docs/guarantees.md, "The wait contract"). */
     private static final Duration REDLOCK_NODE_TIMEOUT = Duration.ofMillis(50);
 
     private static final Duration ZOOKEEPER_OPERATION_TIMEOUT = Duration.ofSeconds(1);

@@ -164,7 +164,7 @@ class JdbcLockIT {
         }
     }
 
-    /** The set-up docs/jdbc-provider.md gives, in a schema that already has the application's tables. */
+    /** The set-up docs/jdbc-backend.md gives, in a schema that already has the application's tables. */
     @ParameterizedTest
     @EnumSource(TestDatabase.Kind.class)
     void theMigrationRunsBesideTheApplicationsOwnWithAHistoryTableOfItsOwn(TestDatabase.Kind kind) throws Exception {

@@ -40,7 +40,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * database does; and a lock row that another transaction holds locked counts as taken, with no
  * grant landing for nobody once that transaction ends. The bounds asserted are the documented ones
  * plus {@link #MARGIN} for a loaded machine; the measured times are printed (lines starting {@code
- * WAIT-BOUND}) for docs/reliability.md.
+ * WAIT-BOUND}) for docs/guarantees.md ("The wait contract").
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class JdbcWaitBoundIT {

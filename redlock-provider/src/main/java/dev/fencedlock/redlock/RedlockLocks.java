@@ -78,7 +78,7 @@ import java.util.Objects;
  * and a lease time, fixed lease or extension longer than it is rejected with an {@link
  * IllegalArgumentException}; {@code 0s} turns the quarantine off (development, or a deployment that
  * relies on the fence alone). The rules and what each assumes: {@code
- * dev.fencedlock.redlock.internal.Quarantine}, and docs/reliability.md.
+ * dev.fencedlock.redlock.internal.Quarantine}, and docs/which-redis.md ("The restart quarantine").
  *
  * <p>One node
  * gives the single-instance lock of the Redis documentation (no fault tolerance). An even number of

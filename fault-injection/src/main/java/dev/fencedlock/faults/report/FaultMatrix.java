@@ -18,7 +18,7 @@ import java.util.stream.Stream;
  * The fault matrix of a run. Each scenario writes its row as a fragment ({@link #record}) into the
  * directory named by the system property {@code faults.matrix.dir} (the build sets {@code
  * target/fault-matrix}); {@link #main} assembles the fragments into the markdown table that {@code
- * docs/reliability.md} shows. Fragments are files, so rows of a run survive a failing scenario and
+ * docs/guarantees.md} shows. Fragments are files, so rows of a run survive a failing scenario and
  * the table is whatever actually ran.
  */
 public final class FaultMatrix {

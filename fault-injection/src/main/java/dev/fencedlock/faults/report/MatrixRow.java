@@ -4,7 +4,7 @@ import dev.fencedlock.faults.history.CheckReport;
 import java.util.Objects;
 
 /**
- * One row of the fault matrix in {@code docs/reliability.md}: what one fault scenario ran and what
+ * One row of the fault matrix in {@code docs/guarantees.md} ("What is tested"): what one fault scenario ran and what
  * the checker found.
  *
  * @param id a short stable id, also the fragment's file name

@@ -8,7 +8,7 @@ import org.flywaydb.core.Flyway;
 /**
  * The application's database of the jdbc fault scenarios: the lock table and {@code
  * fencing-jdbc}'s fence table side by side, each migration with a history table of its own (both
- * are version 1), as docs/jdbc-provider.md advises.
+ * are version 1), as docs/jdbc-backend.md advises.
  */
 public final class Migrations {
     private Migrations() {}

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Timeout;
  * path would show; asserted is measured &lt;= wait + node timeout + {@value #SLACK_MILLIS} ms for a
  * loaded two-core machine. After each fault the servers are thawed and the lock must be granted
  * again; the first grant after a frozen master thawed comes about one lease time later ({@link
- * #LEASE_TIME}). The measured table is printed for docs/reliability.md.
+ * #LEASE_TIME}). The measured table is printed for docs/guarantees.md ("The wait contract").
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RedlockTopologyWaitBoundIT {
