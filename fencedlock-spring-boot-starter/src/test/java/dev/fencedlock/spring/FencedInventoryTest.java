@@ -311,7 +311,7 @@ abstract class FencedInventoryTest {
                 }))
                 .isInstanceOfSatisfying(FencedWriteRefusedException.class, refused -> {
                     assertThat(refused.lockName()).isEqualTo("counter:c1");
-                    assertThat(refused.staleToken()).isEqualTo(expired.token());
+                    assertThat(refused.token()).isEqualTo(expired.token());
                     assertThat(refused.newerToken()).hasValue(newer);
                 });
         assertThat(counters.readOrZero("c1")).isEqualTo(10);

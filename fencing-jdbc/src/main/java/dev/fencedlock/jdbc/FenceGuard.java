@@ -1,5 +1,6 @@
 package dev.fencedlock.jdbc;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockException;
 import dev.fencedlock.LockNames;
@@ -35,7 +36,7 @@ import java.util.Optional;
  *       entered. The row now stays locked until the transaction ends, so every other transaction
  *       of the lock waits for this one at its own first statement, and then sees this token.
  *   <li>No row changed: a locking read of the row ({@code select ... for update}). A larger token:
- *       refused with {@link StaleTokenException}. The same token (a driver that reports changed
+ *       refused with {@link FenceRefusedException}. The same token (a driver that reports changed
  *       rather than matched rows): entered. A smaller one: raised, entered.
  *   <li>No row (the lock's first fenced transaction in this database): an insert of the row inside
  *       a savepoint. A racing first insert of the same lock makes it fail with a unique violation;
@@ -102,8 +103,8 @@ import java.util.Optional;
  * server's timers: PostgreSQL's are in milliseconds; MariaDB counts whole seconds, and notices an
  * idle connection at its next network read timeout. They assume the server is not itself stopped
  * and that the lease's remaining time was measured when the guard ran. Under {@link JdbcFencing}
- * a stalled holder whose transaction the server ended gets {@link dev.fencedlock.LeaseLostException}
- * at its next statement, the database's failure as its cause.
+ * a stalled holder whose transaction the server ended gets {@link FenceRefusedException} ({@link
+ * FenceRefusedException.Reason#ENDED_BY_DATABASE}) at its next statement, the database's failure as its cause.
  *
  * <p>Immutable and thread-safe; a connection is used by one thread at a time, as JDBC requires.
  */
@@ -233,8 +234,9 @@ public final class FenceGuard {
      * usually leaves the transaction unusable: roll it back, then {@link #explain} the failure.
      *
      * @param bound the longest wait, null for the database's own settings; at least 1 ms is used
-     * @throws StaleTokenException if the row holds a larger token: a later holder of the lock has
-     *     entered; the caller must roll back
+     * @throws FenceRefusedException ({@link FenceRefusedException.Reason#NEWER_TOKEN_REGISTERED}) if
+     *     the row holds a larger token: a later holder of the lock has entered; the caller must roll
+     *     back
      * @throws SQLTransactionRollbackException (SQLState {@code 40001}) if the row exists but this
      *     transaction cannot see or write it (it was created after the transaction's snapshot under
      *     REPEATABLE READ or SERIALIZABLE); roll back and {@link #explain}, or retry
@@ -354,7 +356,7 @@ public final class FenceGuard {
      * @throws IllegalArgumentException if an argument is null or {@code lockName} is not a valid
      *     lock name
      */
-    public Optional<StaleTokenException> explain(
+    public Optional<FenceRefusedException> explain(
             Connection connection, SQLException failure, String lockName, long token) {
         if (connection == null || failure == null) {
             throw new IllegalArgumentException("connection and failure must not be null, got connection " + connection
@@ -370,7 +372,7 @@ public final class FenceGuard {
                 connection.rollback();
             }
             if (row != null && row.name.equals(lockName) && row.token > token) {
-                return Optional.of(new StaleTokenException(lockName, token, row.token, failure));
+                return Optional.of(refused(lockName, token, row.token, failure));
             }
         } catch (SQLException e) {
             failure.addSuppressed(e);
@@ -454,7 +456,7 @@ public final class FenceGuard {
             throw sharedRow(row.name, lockName);
         }
         if (row.token > token) {
-            throw new StaleTokenException(lockName, token, row.token);
+            throw refused(lockName, token, row.token, null);
         }
         if (row.token == token) {
             return true;
@@ -536,6 +538,16 @@ public final class FenceGuard {
                 state,
                 e.getErrorCode(),
                 e);
+    }
+
+    private static FenceRefusedException refused(String lockName, long token, long registered, Throwable cause) {
+        return new FenceRefusedException(
+                FenceRefusedException.Reason.NEWER_TOKEN_REGISTERED,
+                lockName,
+                token,
+                registered,
+                "the transaction is refused",
+                cause);
     }
 
     private record Row(String name, long token) {}

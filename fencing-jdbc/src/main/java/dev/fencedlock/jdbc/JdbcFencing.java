@@ -1,7 +1,8 @@
 package dev.fencedlock.jdbc;
 
+import dev.fencedlock.FenceRefusedException;
+import dev.fencedlock.FenceRefusedException.Reason;
 import dev.fencedlock.Lease;
-import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.jdbc.internal.DeferredGuard;
 import dev.fencedlock.jdbc.internal.DeferredGuardConnection;
 import java.sql.Connection;
@@ -27,7 +28,7 @@ import javax.sql.DataSource;
  *       bounded waits);
  *   <li>the work;
  *   <li>{@link Lease#isValid()} checked right before the commit: a lease that is no longer valid
- *       rolls back with {@link LeaseLostException};
+ *       rolls back with {@link FenceRefusedException} ({@link Reason#LEASE_NOT_VALID});
  *   <li>commit.
  * </ol>
  *
@@ -36,10 +37,11 @@ import javax.sql.DataSource;
  * except one: a holder that stalled inside the transaction past its lease, whose transaction the
  * server ended (PostgreSQL SQLState {@code 25P03}, {@link FenceGuard#endedForIdling}; MariaDB a
  * closed connection, SQLState class {@code 08}), fails at its next statement with {@link
- * LeaseLostException} saying so, the database's failure as its cause; nothing it wrote was kept.
+ * FenceRefusedException} ({@link Reason#ENDED_BY_DATABASE}), the database's failure as its cause;
+ * nothing it wrote was kept.
  * A failure of the commit itself is never translated: its outcome may be in doubt. A concurrency failure (serialization failure, deadlock, lock
  * timeout) that hides a refusal (the committed row now holds a newer token) is reported as the
- * {@link StaleTokenException} it hides, with the failure as its cause. Autocommit is set back to
+ * {@link FenceRefusedException} it hides, with the failure as its cause. Autocommit is set back to
  * what it was, whatever happened, and so is what the guard set on the session ({@link
  * FenceGuard#afterCompletion}: MariaDB's idle timeout). Nothing else of the connection is changed: the transaction runs at
  * the connection's isolation level (set it before the call; the fence gives its guarantee at every
@@ -73,11 +75,12 @@ public final class JdbcFencing {
      * taken to be fresh (nothing run on it yet); its autocommit is left off afterwards.
      *
      * @return what {@code work} returned, after the commit
-     * @throws StaleTokenException if a later holder of the lock has entered; rolled back
+     * @throws FenceRefusedException if a later holder of the lock has entered ({@link
+     *     Reason#NEWER_TOKEN_REGISTERED}), the lease was not valid before the guard or before the
+     *     commit ({@link Reason#LEASE_NOT_VALID}), or it ran out while the transaction was open and
+     *     the database ended the transaction ({@link Reason#ENDED_BY_DATABASE}); rolled back
      * @throws FenceRowBusyException if an older transaction of the lock held the fence row for the
      *     lease's whole remaining time; rolled back
-     * @throws LeaseLostException if the lease was not valid before the guard or before the commit,
-     *     or ran out while the transaction was open and the database ended it; rolled back
      * @throws IllegalArgumentException if an argument is null; nothing was run
      * @throws SQLException what the database or {@code work} threw, after the rollback
      */
@@ -100,9 +103,9 @@ public final class JdbcFencing {
      * statement instead.
      *
      * @return what {@code work} returned, after the commit
-     * @throws StaleTokenException if a later holder of the lock has entered; rolled back
-     * @throws LeaseLostException if the lease was not valid before the guard or before the commit,
-     *     or ran out while the transaction was open and the database ended it; rolled back
+     * @throws FenceRefusedException if a later holder of the lock has entered, the lease was not
+     *     valid before the guard or before the commit, or it ran out while the transaction was open
+     *     and the database ended the transaction; rolled back
      * @throws IllegalArgumentException if an argument is null, or the connection is closed or has
      *     autocommit off; nothing was run
      * @throws SQLException what the database or {@code work} threw, after the rollback
@@ -133,7 +136,7 @@ public final class JdbcFencing {
     }
 
     private static <T> T run(Connection connection, Lease lease, SqlWork<T> work) throws SQLException {
-        requireValid(lease, "before the transaction began; nothing was run");
+        requireValid(lease, "when the transaction began; nothing was run");
         FenceGuard guard = FenceGuard.standard();
         boolean autoCommit = connection.getAutoCommit();
         Throwable failure = null;
@@ -147,7 +150,7 @@ public final class JdbcFencing {
                 throw new IllegalStateException("the work switched autocommit on, which ended the fenced "
                         + "transaction of lock '" + lease.lockName() + "' early; it must leave the transaction open");
             }
-            requireValid(lease, "before the commit; the transaction was rolled back");
+            requireValid(lease, "at commit; the transaction was rolled back");
             committing = true;
             connection.commit();
             return result;
@@ -156,17 +159,17 @@ public final class JdbcFencing {
             rollback(connection, t);
             if (t instanceof SQLException e) {
                 if (!committing && !lease.isValid() && endedByTheServer(e)) {
-                    LeaseLostException lost = new LeaseLostException(
+                    FenceRefusedException lost = new FenceRefusedException(
+                            Reason.ENDED_BY_DATABASE,
                             lease.lockName(),
                             lease.token(),
-                            "the lease ran out while its fenced transaction was open, and the database ended the "
-                                    + "transaction (SQLState " + e.getSQLState() + ": " + e.getMessage()
-                                    + "); nothing of it was committed",
+                            null,
+                            "nothing of it was committed (SQLState " + e.getSQLState() + ": " + e.getMessage() + ")",
                             e);
                     failure = lost;
                     throw lost;
                 }
-                StaleTokenException refusal = guard.explain(connection, e, lease.lockName(), lease.token())
+                FenceRefusedException refusal = guard.explain(connection, e, lease.lockName(), lease.token())
                         .orElse(null);
                 if (refusal != null) {
                     failure = refusal;
@@ -216,7 +219,7 @@ public final class JdbcFencing {
 
     private static void requireValid(Lease lease, String when) {
         if (!lease.isValid()) {
-            throw new LeaseLostException(lease.lockName(), lease.token(), "the lease was no longer valid " + when);
+            throw new FenceRefusedException(Reason.LEASE_NOT_VALID, lease.lockName(), lease.token(), null, when, null);
         }
     }
 

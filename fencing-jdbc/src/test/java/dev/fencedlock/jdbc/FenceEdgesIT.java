@@ -3,6 +3,7 @@ package dev.fencedlock.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.db.TestDatabase.Kind;
 import java.net.InetAddress;
@@ -338,7 +339,7 @@ class FenceEdgesIT {
             });
 
             assertThat(catchThrowableOfType(
-                            StaleTokenException.class,
+                            FenceRefusedException.class,
                             () -> FenceGuard.standard().enter(stale, "f27-stale", older)))
                     .isNotNull();
             SQLException refused = refusedWrite(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.LockException;
 import dev.fencedlock.jdbc.FenceDatabases.Isolation;
 import dev.fencedlock.jdbc.internal.ConcurrencyFailures;
@@ -60,7 +61,7 @@ class FenceGuardIT {
                     assertThat(thrown)
                             .as("%s after %s on MariaDB's default collation", pair[1], pair[0])
                             .isInstanceOf(LockException.class)
-                            .isNotInstanceOf(StaleTokenException.class)
+                            .isNotInstanceOf(FenceRefusedException.class)
                             .hasMessageContaining("'" + pair[0] + "'")
                             .hasMessageContaining("'" + pair[1] + "'")
                             .hasMessageContaining("utf8mb4_nopad_bin");
@@ -87,7 +88,7 @@ class FenceGuardIT {
 
             assertThat(JdbcFencingIT.fenceToken(db, "Stock")).isEqualTo(10);
             assertThat(db.queryLong("select count(*) from fencedlock_fence")).isEqualTo(4);
-            assertThatThrownBy(() -> enterAndCommit(db, "stock", 4)).isInstanceOf(StaleTokenException.class);
+            assertThatThrownBy(() -> enterAndCommit(db, "stock", 4)).isInstanceOf(FenceRefusedException.class);
         }
     }
 
@@ -174,9 +175,9 @@ class FenceGuardIT {
 
                 Throwable refusal =
                         catchThrowable(() -> JdbcFencing.inTransaction(waiter, shortLease(name, 6), c -> 1));
-                assertThat(refusal).isInstanceOf(StaleTokenException.class);
-                assertThat(((StaleTokenException) refusal).newerToken()).isEqualTo(7);
-                assertThat(((StaleTokenException) refusal).staleToken()).isEqualTo(6);
+                assertThat(refusal).isInstanceOf(FenceRefusedException.class);
+                assertThat(((FenceRefusedException) refusal).newerToken()).hasValue(7);
+                assertThat(((FenceRefusedException) refusal).token()).isEqualTo(6);
                 assertThat(refusal.getCause())
                         .as("the refusal came from behind the lock timeout")
                         .isNotNull()
@@ -209,9 +210,9 @@ class FenceGuardIT {
             newer.commit();
             Throwable refusal = catchThrowable(() -> attempt.get(60, TimeUnit.SECONDS));
 
-            assertThat(refusal).hasCauseInstanceOf(StaleTokenException.class);
-            StaleTokenException stale = (StaleTokenException) refusal.getCause();
-            assertThat(stale.newerToken()).isEqualTo(7);
+            assertThat(refusal).hasCauseInstanceOf(FenceRefusedException.class);
+            FenceRefusedException stale = (FenceRefusedException) refusal.getCause();
+            assertThat(stale.newerToken()).hasValue(7);
             if (kind == Kind.POSTGRESQL) {
                 assertThat(stale.getCause())
                         .as("PostgreSQL reports a serialization failure first")
@@ -354,7 +355,7 @@ class FenceGuardIT {
         SQLException serialization = new SQLException("could not serialize", "40001");
         try (Connection connection = db.connection()) {
             assertThat(GUARD.explain(connection, serialization, name, 6)).hasValueSatisfying(stale -> {
-                assertThat(stale.newerToken()).isEqualTo(7);
+                assertThat(stale.newerToken()).hasValue(7);
                 assertThat(stale.getCause()).isSameAs(serialization);
             });
             assertThat(GUARD.explain(connection, serialization, name, 7)).isEmpty();

@@ -3,6 +3,7 @@ package dev.fencedlock.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencedlock.FenceRefusedException;
 import org.junit.jupiter.api.Test;
 
 class FenceGuardTest {
@@ -30,8 +31,11 @@ class FenceGuardTest {
 
     @Test
     void aRefusalNamesTheLockAndBothTokens() {
-        StaleTokenException refusal = new StaleTokenException("inventory:sku-42", 33, 34);
-        assertThat(refusal.getMessage()).contains("'inventory:sku-42'", "33", "34");
+        FenceRefusedException refusal = new FenceRefusedException(
+                FenceRefusedException.Reason.NEWER_TOKEN_REGISTERED, "inventory:sku-42", 33, 34L, null, null);
+        assertThat(refusal.getMessage())
+                .isEqualTo("Fenced write refused for lock 'inventory:sku-42', token 33 (newer token 34): a later"
+                        + " holder of the lock has registered a newer token");
         assertThat(refusal).isInstanceOf(dev.fencedlock.LockException.class);
     }
 }

@@ -3,8 +3,8 @@ package dev.fencedlock.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
-import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockUnavailableException;
@@ -284,18 +284,20 @@ class InterleavingIT {
         if (outcome.olderCommitted() && outcome.newerCommitted() && outcome.lastWriter() != outcome.newerToken()) {
             violations.add(where + ": the older token committed after the newer, " + outcome);
         }
-        if (outcome.newerFailure() instanceof StaleTokenException) {
+        if (outcome.newerFailure() instanceof FenceRefusedException refused
+                && refused.reason() == FenceRefusedException.Reason.NEWER_TOKEN_REGISTERED) {
             violations.add(where + ": the newer token was refused, " + outcome);
         }
         Throwable older = outcome.olderFailure();
-        if (older instanceof StaleTokenException refusal
-                && (refusal.newerToken() != outcome.newerToken() || refusal.staleToken() != outcome.olderToken())) {
+        if (older instanceof FenceRefusedException refusal
+                && refusal.reason() == FenceRefusedException.Reason.NEWER_TOKEN_REGISTERED
+                && (refusal.newerToken().orElse(-1) != outcome.newerToken()
+                        || refusal.token() != outcome.olderToken())) {
             violations.add(where + ": the refusal names the wrong tokens, " + outcome);
         }
         for (Throwable failure : outcome.failures()) {
             if (failure != null
-                    && !(failure instanceof StaleTokenException)
-                    && !(failure instanceof LeaseLostException)
+                    && !(failure instanceof FenceRefusedException)
                     && !ConcurrencyFailures.isConcurrencyFailure(failure)) {
                 violations.add(where + ": unexpected " + failure);
             }

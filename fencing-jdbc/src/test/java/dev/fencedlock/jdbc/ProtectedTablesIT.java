@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.db.TestDatabase.Kind;
 import java.io.File;
@@ -143,7 +144,7 @@ class ProtectedTablesIT {
         try (Connection connection = db.connection()) {
             connection.setAutoCommit(false);
             assertThatThrownBy(() -> FenceGuard.standard().enter(connection, "stock", newer - 5))
-                    .isInstanceOf(StaleTokenException.class);
+                    .isInstanceOf(FenceRefusedException.class);
             assertRefusedInTransaction(connection, "delete from item", "after the refused guard");
         }
         assertThat(db.queryLong("select count(*) from item")).isEqualTo(2);

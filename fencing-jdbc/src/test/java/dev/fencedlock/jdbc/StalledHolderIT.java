@@ -3,7 +3,7 @@ package dev.fencedlock.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.fencedlock.LeaseLostException;
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.jdbc.internal.GuardStatements;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.db.TestDatabase.Kind;
@@ -97,8 +97,8 @@ class StalledHolderIT {
                     .isLessThan(LEASE.plus(GuardStatements.IDLE_GRACE).plus(SLACK));
             assertThat(late)
                     .as("the continued holder is told, not hung")
-                    .startsWith("FAILED " + LeaseLostException.class.getName())
-                    .contains("the database ended the transaction");
+                    .startsWith("FAILED " + FenceRefusedException.class.getName())
+                    .contains("ended by the database");
             if (kind == Kind.POSTGRESQL) {
                 assertThat(late).contains("SQLState " + FenceGuard.IDLE_TIMEOUT_STATE + ":");
             } else {
@@ -168,8 +168,8 @@ class StalledHolderIT {
                     TestDatabase.H2_LOCK_TIMEOUT_MILLIS, waited.toMillis(), late);
             assertThat(late)
                     .as("the continued holder's lease ran out while it was stopped")
-                    .startsWith("FAILED " + LeaseLostException.class.getName())
-                    .contains("before the commit");
+                    .startsWith("FAILED " + FenceRefusedException.class.getName())
+                    .contains("at commit");
             assertThat(writer(db)).as("the stalled holder's write never landed").isEqualTo("next");
             sessions.assertGone(before, stalledSession, nextSession);
         }

@@ -3,10 +3,11 @@ package dev.fencedlock.jpa;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.fencedlock.FenceRefusedException;
+import dev.fencedlock.FenceRefusedException.Reason;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
 import dev.fencedlock.internal.local.LocalLockTable;
-import dev.fencedlock.jpa.StaleFencingTokenException.Reason;
 import dev.fencedlock.testkit.db.TestDatabase;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -85,16 +86,16 @@ abstract class AbstractFencedWriteIT {
                 StaleFencingTokenException refused;
                 if (kind() == TestDatabase.Kind.POSTGRESQL) {
                     em.getTransaction().begin();
-                    refused = stale(() -> em.find(Item.class, id), Reason.NEWER_HOLDER_WROTE);
+                    refused = stale(() -> em.find(Item.class, id), Reason.NEWER_TOKEN_REGISTERED);
                     assertThat(em.getTransaction().getRollbackOnly()).isTrue();
                     em.getTransaction().rollback();
                 } else {
-                    refused = stale(() -> em.getTransaction().begin(), Reason.NEWER_HOLDER_WROTE);
+                    refused = stale(() -> em.getTransaction().begin(), Reason.NEWER_TOKEN_REGISTERED);
                 }
                 assertThat(refused.lockName()).isEqualTo(lock.name());
-                assertThat(refused.staleToken()).isEqualTo(older.token());
+                assertThat(refused.token()).isEqualTo(older.token());
                 assertThat(refused.newerToken()).hasValue(newer);
-                assertThat(refused.getCause()).isInstanceOf(dev.fencedlock.jdbc.StaleTokenException.class);
+                assertThat(refused.getCause()).isInstanceOf(FenceRefusedException.class);
                 assertThat(em.getTransaction().isActive()).isFalse();
             } finally {
                 em.close();

@@ -3,13 +3,13 @@ package dev.fencedlock.jpa;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.fencedlock.FenceRefusedException;
+import dev.fencedlock.FenceRefusedException.Reason;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
 import dev.fencedlock.internal.local.LocalLockTable;
 import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.jdbc.FenceRowBusyException;
-import dev.fencedlock.jdbc.StaleTokenException;
-import dev.fencedlock.jpa.StaleFencingTokenException.Reason;
 import dev.fencedlock.testkit.db.PostgresRoundTrips;
 import dev.fencedlock.testkit.db.TestDatabase;
 import jakarta.persistence.EntityManager;
@@ -78,10 +78,10 @@ class PostgreSqlPipelinedGuardIT {
                 StaleFencingTokenException refused = AbstractFencedWriteIT.stale(
                         () -> em.createNativeQuery("select nextval('" + sequence + "')")
                                 .getSingleResult(),
-                        Reason.NEWER_HOLDER_WROTE);
-                assertThat(refused.staleToken()).isEqualTo(older.token());
+                        Reason.NEWER_TOKEN_REGISTERED);
+                assertThat(refused.token()).isEqualTo(older.token());
                 assertThat(refused.newerToken()).hasValue(newer);
-                assertThat(refused.getCause()).isInstanceOf(StaleTokenException.class);
+                assertThat(refused.getCause()).isInstanceOf(FenceRefusedException.class);
                 assertThat(em.getTransaction().getRollbackOnly())
                         .as("marked for rollback")
                         .isTrue();
@@ -109,7 +109,7 @@ class PostgreSqlPipelinedGuardIT {
             inOpenTransaction(
                     older,
                     em -> AbstractFencedWriteIT.stale(
-                            () -> em.persist(new Ticket("stale")), Reason.NEWER_HOLDER_WROTE));
+                            () -> em.persist(new Ticket("stale")), Reason.NEWER_TOKEN_REGISTERED));
 
             assertThat(sequenceValue("ticket_seq")).as("nextval never ran").isEqualTo(before);
             assertThat(db.queryLong("select count(*) from ticket")).isEqualTo(tickets);
@@ -136,7 +136,7 @@ class PostgreSqlPipelinedGuardIT {
                     em -> AbstractFencedWriteIT.stale(
                             () -> em.createNativeQuery("select nextval('" + sequence + "')")
                                     .getSingleResult(),
-                            Reason.NEWER_HOLDER_WROTE));
+                            Reason.NEWER_TOKEN_REGISTERED));
             assertThat(sequenceValue(sequence))
                     .as("the first statement never ran")
                     .isEqualTo(before);
@@ -229,7 +229,7 @@ class PostgreSqlPipelinedGuardIT {
             EntityManager em = emf.createEntityManager();
             try (FencingScope scope = Fencing.bind(older)) {
                 em.getTransaction().begin();
-                AbstractFencedWriteIT.stale(() -> em.getTransaction().commit(), Reason.NEWER_HOLDER_WROTE);
+                AbstractFencedWriteIT.stale(() -> em.getTransaction().commit(), Reason.NEWER_TOKEN_REGISTERED);
                 assertThat(em.getTransaction().isActive()).isFalse();
             } finally {
                 em.close();

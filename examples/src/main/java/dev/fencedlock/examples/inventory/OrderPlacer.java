@@ -1,5 +1,6 @@
 package dev.fencedlock.examples.inventory;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
@@ -82,7 +83,7 @@ final class OrderPlacer {
             rollBackAfter(transaction, e);
             Optional<StaleFencingTokenException> refusal = StaleFencingTokenException.findIn(e);
             if (refusal.isPresent()) {
-                return refusal.get().reason() == StaleFencingTokenException.Reason.LEASE_NOT_VALID
+                return refusal.get().reason() == FenceRefusedException.Reason.LEASE_NOT_VALID
                         ? OrderOutcome.REFUSED_LEASE_INVALID
                         : OrderOutcome.REFUSED_BY_DATABASE;
             }

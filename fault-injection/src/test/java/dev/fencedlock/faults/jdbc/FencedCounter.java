@@ -1,7 +1,7 @@
 package dev.fencedlock.faults.jdbc;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.jdbc.FenceGuard;
-import dev.fencedlock.jdbc.StaleTokenException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -50,7 +50,7 @@ final class FencedCounter {
                 update.executeUpdate();
                 connection.commit();
                 return true;
-            } catch (StaleTokenException refused) {
+            } catch (FenceRefusedException refused) {
                 connection.rollback();
                 return false;
             } catch (SQLException | RuntimeException e) {

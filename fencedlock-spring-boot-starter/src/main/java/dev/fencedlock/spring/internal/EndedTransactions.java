@@ -1,5 +1,6 @@
 package dev.fencedlock.spring.internal;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
 import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.jdbc.internal.GuardStatements;
@@ -16,7 +17,8 @@ import java.util.Optional;
  * and the driver reports a closed connection (SQLState class {@code 08}) from then on; MariaDB
  * closes the connection (class {@code 08}). Such a transaction was rolled back by the server and
  * nothing of it was committed: a refused stale write, stated as {@link FencedWriteRefusedException}
- * with the database's failure as its cause.
+ * over the core refusal ({@link FenceRefusedException.Reason#ENDED_BY_DATABASE}), whose cause is the
+ * database's failure.
  *
  * <p>A closed connection counts only when the lease is no longer valid and no commit was sent:
  * otherwise it may be a network failure, and a failed commit's outcome may be in doubt. {@code
@@ -58,17 +60,16 @@ final class EndedTransactions {
 
     private static FencedWriteRefusedException refusal(
             Lease lease, String what, Throwable cause, Optional<RuntimeException> commitFailure) {
-        FencedWriteRefusedException refusal = new FencedWriteRefusedException(
-                "The fenced transaction of lock '" + lease.lockName() + "' with token " + lease.token()
-                        + " was ended by the database: its holder stalled inside it past the lease (the database"
-                        + " ends a fenced transaction idle longer than the lease's remaining time when it began"
-                        + " plus " + GuardStatements.IDLE_GRACE.toSeconds()
-                        + " s, which frees the fence row for the next holder); nothing of it was committed (" + what
-                        + ")",
+        FencedWriteRefusedException refusal = new FencedWriteRefusedException(new FenceRefusedException(
+                FenceRefusedException.Reason.ENDED_BY_DATABASE,
                 lease.lockName(),
                 lease.token(),
                 null,
-                cause);
+                "the database ends a fenced transaction idle longer than the lease's remaining time when it"
+                        + " began plus " + GuardStatements.IDLE_GRACE.toSeconds()
+                        + " s, which frees the fence row for the next holder; nothing of it was committed (" + what
+                        + ")",
+                cause));
         commitFailure.filter(failure -> failure != cause).ifPresent(refusal::addSuppressed);
         return refusal;
     }

@@ -1,9 +1,9 @@
 package dev.fencedlock.spring.internal;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
 import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.jdbc.FenceRowBusyException;
-import dev.fencedlock.jdbc.StaleTokenException;
 import dev.fencedlock.jdbc.internal.ConcurrencyFailures;
 import dev.fencedlock.spring.FencedWriteRefusedException;
 import java.sql.Connection;
@@ -32,8 +32,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *       the row for the same lease on that connection (it runs when a JPA transaction begins, or
  *       on PostgreSQL waits for the first statement, and then runs here, alone), it is not
  *       repeated;
- *   <li>a refusal, or any failure of the guard, rolls the transaction back at once and is thrown
- *       from the transaction's begin, so the method body never runs;
+ *   <li>a lease that is no longer valid when the transaction begins, a refusal, or any failure of
+ *       the guard rolls the transaction back at once and is thrown from the transaction's begin, so
+ *       the method body never runs;
  *   <li>the guard also bounds how long the transaction may sit idle (the lease's remaining time plus
  *       a grace; PostgreSQL with the guard's statement, MariaDB with {@link FenceGuard#limitIdle},
  *       given back after the transaction), so the database ends a holder that stalls inside it;
@@ -137,6 +138,17 @@ public final class FenceGuardListener implements TransactionExecutionListener {
                             + " exposes no JDBC DataSource, so its transactions cannot be fenced for lock '"
                             + lease.lockName() + "'"));
         }
+        if (!lease.isValid()) {
+            throw abandon(
+                    transaction,
+                    new FencedWriteRefusedException(new FenceRefusedException(
+                            FenceRefusedException.Reason.LEASE_NOT_VALID,
+                            lease.lockName(),
+                            lease.token(),
+                            null,
+                            "when the transaction began; nothing of it was run",
+                            null)));
+        }
         Connection connection = enter(transaction, lease);
         active.transactionOpened();
         TransactionSynchronizationManager.registerSynchronization(
@@ -165,12 +177,11 @@ public final class FenceGuardListener implements TransactionExecutionListener {
         Optional<FencedWriteRefusedException> refusal = EndedTransactions.afterFailedRollback(active, rollbackFailure);
         if (refusal.isEmpty() && active.refusalAtCommit().isPresent()) {
             FencedWriteRefusedException atCommit = active.refusalAtCommit().get();
-            refusal = Optional.of(new FencedWriteRefusedException(
+            FencedWriteRefusedException rethrown = new FencedWriteRefusedException(
                     atCommit.getMessage() + " (the rollback failed too: " + rollbackFailure.getMessage() + ")",
-                    atCommit.lockName(),
-                    atCommit.staleToken(),
-                    null,
-                    rollbackFailure));
+                    atCommit.refusal());
+            rethrown.addSuppressed(rollbackFailure);
+            refusal = Optional.of(rethrown);
         }
         if (refusal.isPresent()) {
             throw refusal.get();
@@ -195,8 +206,8 @@ public final class FenceGuardListener implements TransactionExecutionListener {
             }
             guard.limitIdle(connection, lease);
             return connection;
-        } catch (StaleTokenException refused) {
-            throw abandon(transaction, observed(step, refusal(refused)));
+        } catch (FenceRefusedException refused) {
+            throw abandon(transaction, observed(step, new FencedWriteRefusedException(refused)));
         } catch (SQLException failure) {
             throw abandon(transaction, observed(step, translate(connection, failure, lease)));
         } catch (RuntimeException failure) {
@@ -224,9 +235,10 @@ public final class FenceGuardListener implements TransactionExecutionListener {
     private RuntimeException translate(Connection connection, SQLException failure, Lease lease) {
         try {
             connection.rollback();
-            Optional<StaleTokenException> hidden = guard.explain(connection, failure, lease.lockName(), lease.token());
+            Optional<FenceRefusedException> hidden =
+                    guard.explain(connection, failure, lease.lockName(), lease.token());
             if (hidden.isPresent()) {
-                return refusal(hidden.get());
+                return new FencedWriteRefusedException(hidden.get());
             }
             Optional<FenceRowBusyException> busy =
                     guard.explainWait(connection, failure, lease.lockName(), lease.token(), null);
@@ -268,11 +280,6 @@ public final class FenceGuardListener implements TransactionExecutionListener {
             return Optional.of(new ConcurrencyFailureException(message, beginFailure));
         }
         return Optional.empty();
-    }
-
-    static FencedWriteRefusedException refusal(StaleTokenException stale) {
-        return new FencedWriteRefusedException(
-                stale.getMessage(), stale.lockName(), stale.staleToken(), stale.newerToken(), stale);
     }
 
     /** Rolls back the transaction that just began, so nothing stays bound to the thread, and returns {@code failure}. */

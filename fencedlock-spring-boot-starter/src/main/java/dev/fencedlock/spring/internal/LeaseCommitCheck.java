@@ -1,5 +1,6 @@
 package dev.fencedlock.spring.internal;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
 import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.spring.FencedWriteRefusedException;
@@ -73,13 +74,13 @@ final class LeaseCommitCheck implements TransactionSynchronization {
     private void requireValid() {
         Lease lease = active.lease();
         if (!lease.isValid()) {
-            FencedWriteRefusedException refusal = new FencedWriteRefusedException(
-                    "The lease on lock '" + lease.lockName() + "' with token " + lease.token()
-                            + " is no longer valid at commit; the transaction is rolled back",
+            FencedWriteRefusedException refusal = new FencedWriteRefusedException(new FenceRefusedException(
+                    FenceRefusedException.Reason.LEASE_NOT_VALID,
                     lease.lockName(),
                     lease.token(),
                     null,
-                    null);
+                    "at commit; the transaction is rolled back",
+                    null));
             active.refusedAtCommit(refusal);
             throw refusal;
         }

@@ -3,8 +3,8 @@ package dev.fencedlock.jdbc.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.jdbc.FenceGuard;
-import dev.fencedlock.jdbc.StaleTokenException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -152,8 +152,8 @@ class H2FenceRowsTest {
             assertThatThrownBy(() -> attempt.get(30, TimeUnit.SECONDS))
                     .cause()
                     .isInstanceOfSatisfying(
-                            StaleTokenException.class,
-                            e -> assertThat(e.newerToken()).isEqualTo(6));
+                            FenceRefusedException.class,
+                            e -> assertThat(e.newerToken()).hasValue(6));
             older.rollback();
             assertThat(token(observer)).isEqualTo(6);
         }

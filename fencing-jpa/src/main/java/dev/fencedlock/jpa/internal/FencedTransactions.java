@@ -172,7 +172,7 @@ public final class FencedTransactions {
                     + "(Fencing.bind) before beginning the transaction, or use Fencing.inTransaction");
         }
         if (!bound.isValid()) {
-            throw StaleFencingTokenException.leaseNotValid(bound, "before the " + what);
+            throw Refusals.leaseNotValid(bound, "before the " + what);
         }
         return bound;
     }

@@ -1,7 +1,6 @@
 package dev.fencedlock.jpa.internal;
 
 import dev.fencedlock.Lease;
-import dev.fencedlock.jpa.StaleFencingTokenException;
 
 /**
  * What {@code FencingListener} does before Hibernate takes an entity's state: require a fenced
@@ -30,7 +29,7 @@ public final class Stamping {
                 "update of fenced entity " + entity.getClass().getName());
         long carried = field.get(entity);
         if (carried > lease.token()) {
-            throw StaleFencingTokenException.newerTokenRead(lease, entity, carried);
+            throw Refusals.newerTokenRead(lease, entity, carried);
         }
         field.set(entity, lease.token());
     }

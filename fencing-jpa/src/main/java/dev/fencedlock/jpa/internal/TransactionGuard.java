@@ -1,8 +1,8 @@
 package dev.fencedlock.jpa.internal;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
 import dev.fencedlock.jdbc.FenceGuard;
-import dev.fencedlock.jdbc.StaleTokenException;
 import dev.fencedlock.jdbc.internal.ConcurrencyFailures;
 import dev.fencedlock.jdbc.internal.DeferredGuard;
 import dev.fencedlock.jpa.StaleFencingTokenException;
@@ -122,7 +122,7 @@ final class TransactionGuard implements TransactionObserver {
         RuntimeException refusal;
         try {
             if (!lease.isValid()) {
-                throw StaleFencingTokenException.leaseNotValid(lease, "when the transaction began");
+                throw Refusals.leaseNotValid(lease, "when the transaction began");
             }
             endTransactionOpenBeforeBegin(lease);
             if (!deferred(lease)) {
@@ -214,7 +214,7 @@ final class TransactionGuard implements TransactionObserver {
      */
     private RuntimeException refused(Connection connection, Exception failure, boolean pipelined, Lease lease) {
         RuntimeException refusal;
-        if (failure instanceof StaleTokenException stale) {
+        if (failure instanceof FenceRefusedException stale) {
             rollbackQuietly(connection, stale);
             refusal = StaleFencingTokenException.of(stale);
         } else if (failure instanceof SQLException sql) {
@@ -296,7 +296,7 @@ final class TransactionGuard implements TransactionObserver {
         try {
             guard.enter(connection, lease);
             current.guarded(connection, guard, null);
-        } catch (StaleTokenException e) {
+        } catch (FenceRefusedException e) {
             throw StaleFencingTokenException.of(e);
         } catch (SQLException e) {
             throw explained(connection, e, lease);
@@ -347,7 +347,7 @@ final class TransactionGuard implements TransactionObserver {
         }
         Lease lease = current == null ? null : current.lease();
         if (lease != null && !lease.isValid()) {
-            throw StaleFencingTokenException.leaseNotValid(lease, "at commit; the transaction is rolled back");
+            throw Refusals.leaseNotValid(lease, "at commit; the transaction is rolled back");
         }
     }
 
