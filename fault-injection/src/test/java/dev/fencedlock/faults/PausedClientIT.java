@@ -307,7 +307,7 @@ class PausedClientIT {
     /**
      * Waits until a session is blocked on the fence row in the database, or the successor has
      * finished: the database ends a fenced transaction that sits idle past its lease (see {@link
-     * dev.fencedlock.jdbc.FenceGuard#endedForIdling}), so the paused client may have lost its row
+     * dev.fencedlock.jdbc.JdbcFencing#endedForIdling}), so the paused client may have lost its row
      * lock before the successor reached it. Fails if neither happens within {@link #STEP} (an upper
      * bound for a loaded machine; nothing is asserted about how long it took).
      *

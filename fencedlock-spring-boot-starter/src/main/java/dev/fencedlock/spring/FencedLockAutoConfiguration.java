@@ -3,7 +3,7 @@ package dev.fencedlock.spring;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockEventListener;
-import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.jdbc.FenceTable;
 import dev.fencedlock.spring.actuate.FencedLockEndpoint;
 import dev.fencedlock.spring.actuate.HeldLeases;
 import dev.fencedlock.spring.health.FencedLockHealthIndicator;
@@ -133,16 +133,16 @@ public class FencedLockAutoConfiguration {
         return new DefaultPointcutAdvisor(guard, guard);
     }
 
-    /** The fence row guard on {@value FenceGuard#DEFAULT_TABLE}; define a bean to use another table. */
+    /** The fence table {@value FenceTable#DEFAULT_NAME}; define a bean of this type to use another table. */
     @Bean
     @ConditionalOnMissingBean
-    public FenceGuard fencedLockFenceGuard() {
-        return FenceGuard.standard();
+    public FenceTable fencedLockFenceTable() {
+        return FenceTable.standard();
     }
 
     @Bean
-    public static FencedTransactionManagers fencedLockTransactionManagers(ObjectProvider<FenceGuard> guard) {
-        return new FencedTransactionManagers(() -> guard.getIfAvailable(FenceGuard::standard));
+    public static FencedTransactionManagers fencedLockTransactionManagers(ObjectProvider<FenceTable> table) {
+        return new FencedTransactionManagers(() -> table.getIfAvailable(FenceTable::standard));
     }
 
     @Bean
@@ -163,10 +163,10 @@ public class FencedLockAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         FencedLockSchemaInitializer fencedLockSchemaInitializer(
-                ObjectProvider<DataSource> dataSource, ObjectProvider<FenceGuard> guard, Environment environment) {
+                ObjectProvider<DataSource> dataSource, ObjectProvider<FenceTable> table, Environment environment) {
             return new FencedLockSchemaInitializer(
                     dataSource.getIfUnique(),
-                    guard.getIfAvailable(FenceGuard::standard).table(),
+                    table.getIfAvailable(FenceTable::standard).name(),
                     environment);
         }
     }

@@ -22,7 +22,7 @@ import javax.sql.DataSource;
  * <p>How, per database:
  *
  * <ul>
- *   <li>PostgreSQL: the {@link FenceGuard guard}'s first statement sets the transaction-local
+ *   <li>PostgreSQL: the fence guard's first statement sets the transaction-local
  *       setting {@code fencedlock.fenced} to the transaction's id ({@code txid_current()}),
  *       token and lock name (in its {@code RETURNING}, so only when it entered; no extra round
  *       trip); a statement-level trigger {@code fencedlock_fence_required} on the table refuses the
@@ -46,8 +46,8 @@ import javax.sql.DataSource;
  *       lock name in its first statement; a row trigger on each event calls a procedure (with its
  *       definer's privileges) that takes that fence row {@code FOR UPDATE} and refuses the write
  *       unless the row holds exactly that token: a stale holder is refused, and whatever is let
- *       through is ordered by the fence row. The variable outlives the transaction unless {@link
- *       FenceGuard#afterCompletion} clears it ({@link JdbcFencing} does); see {@code
+ *       through is ordered by the fence row. The variable outlives the transaction; every adapter
+ *       ({@link JdbcFencing}, fencing-jpa, the Spring starter) clears it after the transaction; see {@code
  *       MariaDbFence} and docs/fencing.md for exactly what that leaves. MariaDB runs no trigger
  *       on TRUNCATE or on foreign-key cascades.
  *   <li>Other databases: not supported; {@link #protect} fails rather than pretend.
@@ -178,7 +178,7 @@ public final class FencedTables {
     }
 
     private static GuardStatements fence(Database database) {
-        return GuardStatements.of(database, FenceGuard.DEFAULT_TABLE);
+        return GuardStatements.of(database, FenceTable.DEFAULT_NAME);
     }
 
     private static void requireTables(String... tables) {

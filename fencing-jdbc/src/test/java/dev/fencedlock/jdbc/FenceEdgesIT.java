@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.fencedlock.FenceRefusedException;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.db.TestDatabase.Kind;
 import java.net.InetAddress;
@@ -93,7 +94,7 @@ class FenceEdgesIT {
             a.setAutoCommit(false);
             statementA.executeUpdate("insert into note values (1, 'before the savepoint')");
             Savepoint savepoint = a.setSavepoint();
-            FenceGuard.standard().enter(a, "f27-stock", older);
+            Fences.enter(a, "f27-stock", older);
             statementA.executeQuery("select quantity from item where id = 1").close();
             a.rollback(savepoint);
 
@@ -123,7 +124,7 @@ class FenceEdgesIT {
         try (Connection a = db.connection();
                 Statement statement = a.createStatement()) {
             a.setAutoCommit(false);
-            FenceGuard.standard().enter(a, "f27-kept", TOKENS.incrementAndGet());
+            Fences.enter(a, "f27-kept", TOKENS.incrementAndGet());
             Savepoint savepoint = a.setSavepoint();
             statement.executeUpdate("update item set quantity = 1 where id = 1");
             a.rollback(savepoint);
@@ -328,7 +329,7 @@ class FenceEdgesIT {
                 Statement statement = stale.createStatement()) {
             // the older holder's earlier transaction on this connection: its mark names the older token
             stale.setAutoCommit(false);
-            FenceGuard.standard().enter(stale, "f27-stale", older);
+            Fences.enter(stale, "f27-stale", older);
             statement.executeUpdate("update item set quantity = 11 where id = 1");
             stale.commit();
 
@@ -338,9 +339,7 @@ class FenceEdgesIT {
                 }
             });
 
-            assertThat(catchThrowableOfType(
-                            FenceRefusedException.class,
-                            () -> FenceGuard.standard().enter(stale, "f27-stale", older)))
+            assertThat(catchThrowableOfType(FenceRefusedException.class, () -> Fences.enter(stale, "f27-stale", older)))
                     .isNotNull();
             SQLException refused = refusedWrite(
                     statement, "update item set quantity = 9 where id = 1", "the write after the swallowed refusal");
@@ -362,13 +361,13 @@ class FenceEdgesIT {
         try (Connection connection = db.connection();
                 Statement statement = connection.createStatement()) {
             connection.setAutoCommit(false);
-            FenceGuard.standard().enter(connection, "f27-left", TOKENS.incrementAndGet());
+            FencedTransaction left = Fences.enter(connection, "f27-left", TOKENS.incrementAndGet());
             connection.commit();
-            FenceGuard.standard().afterCompletion(connection);
+            left.afterCompletion();
             refusedWrite(statement, "update item set quantity = 1 where id = 1", "after afterCompletion");
             connection.rollback();
 
-            FenceGuard.standard().enter(connection, "f27-left", TOKENS.incrementAndGet());
+            Fences.enter(connection, "f27-left", TOKENS.incrementAndGet());
             connection.commit();
             JdbcFencing.inTransaction(db.dataSource(), new FixedLease("f27-left", TOKENS.incrementAndGet()), c -> 0);
             refusedWrite(
@@ -410,7 +409,7 @@ class FenceEdgesIT {
             FencedTables.protect(connection, "item");
 
             connection.setAutoCommit(false);
-            FenceGuard.standard().enter(connection, "f27-reconnect", TOKENS.incrementAndGet());
+            Fences.enter(connection, "f27-reconnect", TOKENS.incrementAndGet());
             long marked = Long.parseLong(queryString(statement, "select transaction_id()"));
             connection.commit();
 

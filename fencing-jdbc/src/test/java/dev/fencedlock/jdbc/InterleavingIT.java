@@ -11,7 +11,7 @@ import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.jdbc.FenceDatabases.Isolation;
 import dev.fencedlock.jdbc.Schedules.Move;
 import dev.fencedlock.jdbc.Schedules.Step;
-import dev.fencedlock.jdbc.internal.ConcurrencyFailures;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.redlock.RedlockKeys;
 import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.testkit.db.TestDatabase;
@@ -149,7 +149,7 @@ class InterleavingIT {
                     String where = kind + " " + isolation + (seeded ? " row present " : " row absent ") + schedule;
                     checkNoLostUpdate(where, outcome, violations);
                     for (Throwable failure : outcome.failures()) {
-                        if (failure != null && !ConcurrencyFailures.isConcurrencyFailure(failure)) {
+                        if (failure != null && !FencedTransaction.isConcurrencyFailure(failure)) {
                             violations.add(where + ": unexpected " + failure);
                         }
                     }
@@ -298,7 +298,7 @@ class InterleavingIT {
         for (Throwable failure : outcome.failures()) {
             if (failure != null
                     && !(failure instanceof FenceRefusedException)
-                    && !ConcurrencyFailures.isConcurrencyFailure(failure)) {
+                    && !FencedTransaction.isConcurrencyFailure(failure)) {
                 violations.add(where + ": unexpected " + failure);
             }
         }

@@ -9,6 +9,7 @@ import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.db.TestDatabase.Kind;
 import java.sql.Connection;
@@ -181,17 +182,16 @@ class JdbcFencingIT {
 
                 connection.setAutoCommit(false);
                 FixedLease lease = new FixedLease(name, 6, Duration.ofSeconds(10));
-                FenceGuard.standard().enter(connection, lease);
+                FencedTransaction transaction = FencedTransaction.of(FenceTable.standard(), connection, lease);
+                transaction.begin();
                 assertThat(idleTimeout(connection))
-                        .as("the guard alone leaves the session as it was")
-                        .isEqualTo(own);
-                FenceGuard.standard().limitIdle(connection, lease);
-                assertThat(idleTimeout(connection)).isEqualTo(11);
+                        .as("the guard bounds the session's idle time")
+                        .isEqualTo(11);
                 connection.rollback();
-                FenceGuard.standard().afterCompletion(connection);
-                FenceGuard.standard().afterCompletion(connection);
+                transaction.afterCompletion();
+                transaction.afterCompletion();
                 assertThat(idleTimeout(connection))
-                        .as("after the guard and limitIdle used directly, the transaction rolled back")
+                        .as("after the fenced transaction's steps used directly, the transaction rolled back")
                         .isEqualTo(own);
             } finally {
                 connection.setAutoCommit(true);

@@ -109,7 +109,7 @@ class PipelinedGuardIT {
             warmUp(connection, sequence);
             JdbcFencing.inTransaction(connection, new FixedLease(name, token), c -> 0);
             holder.setAutoCommit(false);
-            FenceGuard.standard().enter(holder, name, token + 1);
+            Fences.enter(holder, name, token + 1);
             long before = sequenceValue(sequence);
             try {
                 Throwable thrown = catchThrowable(() -> JdbcFencing.inTransaction(

@@ -143,7 +143,7 @@ class ProtectedTablesIT {
         JdbcFencing.inTransaction(db.dataSource(), new FixedLease("stock", newer), c -> 1);
         try (Connection connection = db.connection()) {
             connection.setAutoCommit(false);
-            assertThatThrownBy(() -> FenceGuard.standard().enter(connection, "stock", newer - 5))
+            assertThatThrownBy(() -> Fences.enter(connection, "stock", newer - 5))
                     .isInstanceOf(FenceRefusedException.class);
             assertRefusedInTransaction(connection, "delete from item", "after the refused guard");
         }

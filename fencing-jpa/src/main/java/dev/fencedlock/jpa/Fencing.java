@@ -36,8 +36,8 @@ import java.util.function.Function;
  * }
  * }</pre>
  *
- * <p>A transaction begun while a lease is bound runs the fence guard ({@code fencing-jdbc}'s
- * {@link dev.fencedlock.jdbc.FenceGuard}) as its first statement: the lock's transactions then run
+ * <p>A transaction begun while a lease is bound runs the fence guard ({@code fencing-jdbc}'s fence
+ * row, docs/fencing.md) as its first statement: the lock's transactions then run
  * one at a time in token order, and one with an older token than a registered one is refused at
  * {@code begin()}, or on PostgreSQL, where the guard travels in one round trip with the
  * transaction's first statement, at that statement (the transaction is then marked for rollback).

@@ -8,8 +8,9 @@ import dev.fencedlock.FenceRefusedException.Reason;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
 import dev.fencedlock.internal.local.LocalLockTable;
-import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.jdbc.FenceRowBusyException;
+import dev.fencedlock.jdbc.FenceTable;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.testkit.db.PostgresRoundTrips;
 import dev.fencedlock.testkit.db.TestDatabase;
 import jakarta.persistence.EntityManager;
@@ -151,7 +152,8 @@ class PostgreSqlPipelinedGuardIT {
         try (Connection holder = db.connection();
                 Lease lease = lock.acquire(WAIT, Duration.ofSeconds(1))) {
             holder.setAutoCommit(false);
-            FenceGuard.standard().enter(holder, lock.name(), lease.token());
+            FencedTransaction.of(FenceTable.standard(), holder, lock.name(), lease.token(), null)
+                    .begin();
             long before = sequenceValue(sequence);
             try {
                 inOpenTransaction(lease, em -> {

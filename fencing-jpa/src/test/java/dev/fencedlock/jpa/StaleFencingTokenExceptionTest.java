@@ -41,7 +41,7 @@ class StaleFencingTokenExceptionTest {
     }
 
     @Test
-    void aRefusalOfTheFenceGuardKeepsItsLockAndTokens() {
+    void aRefusalOfTheFenceRowKeepsItsLockAndTokens() {
         FenceRefusedException refusal =
                 new FenceRefusedException(Reason.NEWER_TOKEN_REGISTERED, "stock", 5, 9L, null, null);
         StaleFencingTokenException stale = StaleFencingTokenException.of(refusal);

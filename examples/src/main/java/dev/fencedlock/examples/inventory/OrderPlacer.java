@@ -4,7 +4,7 @@ import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
-import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.jdbc.JdbcFencing;
 import dev.fencedlock.jpa.Fencing;
 import dev.fencedlock.jpa.FencingScope;
 import dev.fencedlock.jpa.StaleFencingTokenException;
@@ -87,7 +87,7 @@ final class OrderPlacer {
                         ? OrderOutcome.REFUSED_LEASE_INVALID
                         : OrderOutcome.REFUSED_BY_DATABASE;
             }
-            if (FenceGuard.endedForIdling(e)) {
+            if (JdbcFencing.endedForIdling(e)) {
                 return OrderOutcome.REFUSED_LEASE_INVALID;
             }
             throw e;

@@ -2,8 +2,7 @@ package dev.fencedlock.spring.internal;
 
 import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
-import dev.fencedlock.jdbc.FenceGuard;
-import dev.fencedlock.jdbc.internal.GuardStatements;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.spring.FencedWriteRefusedException;
 import java.sql.SQLException;
 import java.util.IdentityHashMap;
@@ -13,7 +12,7 @@ import java.util.Optional;
 /**
  * Recognises a fenced transaction that the database ended because its holder stalled inside it past
  * the bound the fence guard set (the lease's remaining time when the transaction began plus a
- * grace): PostgreSQL ends the session with SQLState {@code 25P03} ({@link FenceGuard#endedForIdling})
+ * grace): PostgreSQL ends the session with SQLState {@code 25P03} ({@link FencedTransaction#endedForIdling})
  * and the driver reports a closed connection (SQLState class {@code 08}) from then on; MariaDB
  * closes the connection (class {@code 08}). Such a transaction was rolled back by the server and
  * nothing of it was committed: a refused stale write, stated as {@link FencedWriteRefusedException}
@@ -66,7 +65,7 @@ final class EndedTransactions {
                 lease.token(),
                 null,
                 "the database ends a fenced transaction idle longer than the lease's remaining time when it"
-                        + " began plus " + GuardStatements.IDLE_GRACE.toSeconds()
+                        + " began plus " + FencedTransaction.IDLE_GRACE.toSeconds()
                         + " s, which frees the fence row for the next holder; nothing of it was committed (" + what
                         + ")",
                 cause));
@@ -79,7 +78,7 @@ final class EndedTransactions {
         SQLException closed = null;
         for (Throwable t = failure; t != null && seen.put(t, Boolean.TRUE) == null; t = t.getCause()) {
             if (t instanceof SQLException sql) {
-                if (FenceGuard.endedForIdling(sql)) {
+                if (FencedTransaction.endedForIdling(sql)) {
                     return Optional.of(sql);
                 }
                 String state = sql.getSQLState();

@@ -1,7 +1,7 @@
 package dev.fencedlock.spring.test;
 
 import dev.fencedlock.LockClient;
-import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.jdbc.FenceTable;
 import dev.fencedlock.spring.FencedLockAutoConfiguration;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
@@ -60,8 +60,8 @@ public @interface FencedLockTest {
         static LockFaults fencedLockFaults(
                 ObjectProvider<LockClient> client,
                 ObjectProvider<DataSource> dataSource,
-                ObjectProvider<FenceGuard> guard) {
-            return new LockFaults(client, dataSource, guard);
+                ObjectProvider<FenceTable> table) {
+            return new LockFaults(client, dataSource, table);
         }
     }
 }

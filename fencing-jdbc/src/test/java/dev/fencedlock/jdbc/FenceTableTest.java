@@ -6,25 +6,26 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencedlock.FenceRefusedException;
 import org.junit.jupiter.api.Test;
 
-class FenceGuardTest {
+class FenceTableTest {
 
     @Test
     void acceptsPlainAndSchemaQualifiedTableNames() {
-        assertThat(FenceGuard.inTable("fence_2").table()).isEqualTo("fence_2");
-        assertThat(FenceGuard.inTable("app.fencedlock_fence").table()).isEqualTo("app.fencedlock_fence");
-        assertThat(FenceGuard.inTable(FenceGuard.DEFAULT_TABLE)).isSameAs(FenceGuard.standard());
+        assertThat(FenceTable.named("fence_2").name()).isEqualTo("fence_2");
+        assertThat(FenceTable.named("app.fencedlock_fence").name()).isEqualTo("app.fencedlock_fence");
+        assertThat(FenceTable.named(FenceTable.DEFAULT_NAME)).isSameAs(FenceTable.standard());
+        assertThat(FenceTable.named("fence_2")).isEqualTo(FenceTable.named("fence_2"));
     }
 
     @Test
     void refusesTableNamesThatAreNotPlainIdentifiers() {
         for (String bad :
                 new String[] {"", " ", "1fence", "fence; drop table x", "a.b.c", "fence name", "\"quoted\""}) {
-            assertThatThrownBy(() -> FenceGuard.inTable(bad))
+            assertThatThrownBy(() -> FenceTable.named(bad))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("table")
                     .hasMessageContaining("'" + bad + "'");
         }
-        assertThatThrownBy(() -> FenceGuard.inTable(null))
+        assertThatThrownBy(() -> FenceTable.named(null))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("null");
     }
