@@ -1,6 +1,6 @@
 package dev.fencedlock.jdbc;
 
-import dev.fencedlock.jdbc.internal.FencedTransaction;
+import dev.fencedlock.jdbc.internal.TableFence;
 
 /**
  * Which table holds the fence rows: {@value #DEFAULT_NAME}, which the Flyway migration at {@code
@@ -33,7 +33,7 @@ public final class FenceTable {
      * @throws IllegalArgumentException if {@code name} is null or not such a name
      */
     public static FenceTable named(String name) {
-        FencedTransaction.requireValidTableName(name);
+        TableFence.requireValidName(name);
         return name.equals(DEFAULT_NAME) ? STANDARD : new FenceTable(name);
     }
 

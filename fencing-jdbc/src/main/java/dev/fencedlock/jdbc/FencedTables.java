@@ -1,8 +1,6 @@
 package dev.fencedlock.jdbc;
 
-import dev.fencedlock.jdbc.internal.Database;
-import dev.fencedlock.jdbc.internal.GuardStatements;
-import dev.fencedlock.jdbc.internal.TableNames;
+import dev.fencedlock.jdbc.internal.TableFence;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -107,9 +105,8 @@ public final class FencedTables {
         }
         requireTables(tables);
         inTransaction(connection, c -> {
-            GuardStatements fence = fence(Database.of(connection));
             for (String table : tables) {
-                fence.protect(connection, table);
+                TableFence.protect(connection, table);
             }
             return null;
         });
@@ -128,11 +125,10 @@ public final class FencedTables {
     public static List<String> unprotected(Connection connection, Collection<String> tables) throws SQLException {
         Objects.requireNonNull(connection, "connection");
         Objects.requireNonNull(tables, "tables");
-        tables.forEach(TableNames::requireValid);
-        GuardStatements fence = fence(Database.of(connection));
+        tables.forEach(TableFence::requireValidName);
         List<String> missing = new ArrayList<>();
         for (String table : tables) {
-            if (!fence.isProtected(connection, table)) {
+            if (!TableFence.isProtected(connection, table)) {
                 missing.add(table);
             }
         }
@@ -141,7 +137,7 @@ public final class FencedTables {
 
     /** Whether the database of {@code connection} can protect tables (PostgreSQL, H2, MariaDB/MySQL). */
     public static boolean isSupported(Connection connection) throws SQLException {
-        return Database.of(connection) != Database.OTHER;
+        return TableFence.isSupported(connection);
     }
 
     /**
@@ -166,19 +162,14 @@ public final class FencedTables {
             throw new IllegalArgumentException(
                     "connection must have autocommit on: the bypass must cover a " + "transaction of its own");
         }
-        GuardStatements fence = fence(Database.of(connection));
         try {
             return inTransaction(connection, c -> {
-                fence.allowUnfenced(c, reason);
+                TableFence.allowUnfenced(c, reason);
                 return work.run(c);
             });
         } finally {
-            fence.clearUnfenced(connection);
+            TableFence.clearUnfenced(connection);
         }
-    }
-
-    private static GuardStatements fence(Database database) {
-        return GuardStatements.of(database, FenceTable.DEFAULT_NAME);
     }
 
     private static void requireTables(String... tables) {
@@ -186,7 +177,7 @@ public final class FencedTables {
             throw new IllegalArgumentException("tables must name at least one table");
         }
         for (String table : tables) {
-            TableNames.requireValid(table);
+            TableFence.requireValidName(table);
         }
     }
 

@@ -353,14 +353,6 @@ public final class FencedTransaction {
         return FenceGuard.endedForIdling(failure);
     }
 
-    /**
-     * @throws IllegalArgumentException if {@code table} is null or not a table name, optionally
-     *     qualified by a schema
-     */
-    public static void requireValidTableName(String table) {
-        TableNames.requireValid(table);
-    }
-
     /** What a failure of a deferred guard is thrown as. */
     @FunctionalInterface
     public interface Failures {
