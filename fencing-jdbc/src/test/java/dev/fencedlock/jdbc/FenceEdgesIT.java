@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The fence at its edges (issue 27): a mark is worth nothing outside the transaction and savepoint
+ * The fence at its edges: a mark is worth nothing outside the transaction and savepoint
  * that set it. Each database gets a private schema ({@code f27_...}) with a protected table {@code
  * item} and an unprotected {@code note}.
  */
@@ -79,7 +79,7 @@ class FenceEdgesIT {
     }
 
     /**
-     * Item 1: the older holder enters inside a savepoint and rolls it back (its row lock goes with
+     * The older holder enters inside a savepoint and rolls it back (its row lock goes with
      * it); a newer holder enters, writes 100 and commits; the older one's write is then refused, so
      * 100 stays. Before the fix H2 let the older write through (9 won).
      */
@@ -154,7 +154,7 @@ class FenceEdgesIT {
     }
 
     /**
-     * Item 2: after protect() on a partitioned table, a write to a partition, a partition attached
+     * After protect() on a partitioned table, a write to a partition, a partition attached
      * later and an inheritance child are refused, and a partition attached later leaves the table
      * reported unprotected until protect() runs again. Before the fix every write to a partition
      * passed and unprotected() returned [].
@@ -215,7 +215,7 @@ class FenceEdgesIT {
     }
 
     /**
-     * Item 3: a fence trigger disabled or set to fire for replication only is reported, and
+     * A fence trigger disabled or set to fire for replication only is reported, and
      * protect() enables it again. Before the fix unprotected() returned [] and protect() left it off.
      */
     @ParameterizedTest
@@ -237,7 +237,7 @@ class FenceEdgesIT {
     }
 
     /**
-     * Item 4: a mark or bypass set by hand for the session (a pooled connection's next borrower)
+     * A mark or bypass set by hand for the session (a pooled connection's next borrower)
      * is worth nothing in a later transaction; so is one set on the JDBC URL. Before the fix each
      * let the unfenced write through.
      */
@@ -269,7 +269,7 @@ class FenceEdgesIT {
         assertThat(db.queryLong("select quantity from item where id = 1")).isEqualTo(10);
     }
 
-    /** Item 4, a role's setting: ALTER ROLE ... SET fencedlock.unfenced lets nothing through. */
+    /** A role's setting: ALTER ROLE ... SET fencedlock.unfenced lets nothing through. */
     @Test
     void aBypassSetForARoleLetsNothingThrough() throws Exception {
         TestDatabase db = protectedDatabase(Target.POSTGRESQL);
@@ -315,7 +315,7 @@ class FenceEdgesIT {
     }
 
     /**
-     * Item 6 on MariaDB: a stale holder that catches its refusal and writes anyway in the same
+     * On MariaDB: a stale holder that catches its refusal and writes anyway in the same
      * transaction is refused by the database (before, only the client-side check could refuse, and
      * plain JDBC had none).
      */
@@ -380,7 +380,7 @@ class FenceEdgesIT {
     }
 
     /**
-     * Item 5: an H2 client with {@code AUTO_RECONNECT=TRUE} whose server restarts gets its session
+     * An H2 client with {@code AUTO_RECONNECT=TRUE} whose server restarts gets its session
      * variables (the mark) replayed into a new session, while transaction numbers start again. A
      * transaction steered to draw the mark's number, with no guard run, is refused. Before the fix
      * the mark (the number alone) let it write.

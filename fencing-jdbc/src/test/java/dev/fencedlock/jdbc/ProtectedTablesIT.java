@@ -53,7 +53,7 @@ class ProtectedTablesIT {
     }
 
     /**
-     * The statements a client-side SQL inspector could not read (issue 19, item 1 and 2): each runs
+     * The statements a client-side SQL inspector could not read: each runs
      * unfenced and is refused by the database, naming the table; nothing changes.
      */
     @ParameterizedTest
@@ -78,7 +78,7 @@ class ProtectedTablesIT {
         } else if (kind == Kind.H2) {
             writes.addAll(List.of("merge into item key (id) values (1, 5)", "update \"ITEM\" set quantity = 0"));
         } else {
-            // issue 27, item 6: what fencing-jpa's client-side check let through on MariaDB
+            // What fencing-jpa's client-side check let through on MariaDB
             writes.addAll(List.of(
                     "/*!update item set quantity = 0*/",
                     "/*M!100000 update item set quantity = 0*/",

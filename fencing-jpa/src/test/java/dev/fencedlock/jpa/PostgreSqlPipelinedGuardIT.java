@@ -76,7 +76,7 @@ class PostgreSqlPipelinedGuardIT {
             long before = sequenceValue(sequence);
 
             inOpenTransaction(older, em -> {
-                StaleFencingTokenException refused = AbstractFencedWriteIT.stale(
+                StaleFencingTokenException refused = FencedWriteContract.stale(
                         () -> em.createNativeQuery("select nextval('" + sequence + "')")
                                 .getSingleResult(),
                         Reason.NEWER_TOKEN_REGISTERED);
@@ -109,7 +109,7 @@ class PostgreSqlPipelinedGuardIT {
 
             inOpenTransaction(
                     older,
-                    em -> AbstractFencedWriteIT.stale(
+                    em -> FencedWriteContract.stale(
                             () -> em.persist(new Ticket("stale")), Reason.NEWER_TOKEN_REGISTERED));
 
             assertThat(sequenceValue("ticket_seq")).as("nextval never ran").isEqualTo(before);
@@ -134,7 +134,7 @@ class PostgreSqlPipelinedGuardIT {
             inOpenTransaction(
                     ownPool,
                     older,
-                    em -> AbstractFencedWriteIT.stale(
+                    em -> FencedWriteContract.stale(
                             () -> em.createNativeQuery("select nextval('" + sequence + "')")
                                     .getSingleResult(),
                             Reason.NEWER_TOKEN_REGISTERED));
@@ -192,7 +192,7 @@ class PostgreSqlPipelinedGuardIT {
                             () -> em.createNativeQuery("select nextval('" + db.schema() + "." + sequence + "')")
                                     .getSingleResult());
                     assertThat(failure).isInstanceOf(PersistenceException.class);
-                    assertThat(AbstractFencedWriteIT.rootMessages(failure))
+                    assertThat(FencedWriteContract.rootMessages(failure))
                             .contains("fence table fencedlock_fence is missing")
                             .contains("classpath:db/fencedlock/migration");
                 });
@@ -231,7 +231,7 @@ class PostgreSqlPipelinedGuardIT {
             EntityManager em = emf.createEntityManager();
             try (FencingScope scope = Fencing.bind(older)) {
                 em.getTransaction().begin();
-                AbstractFencedWriteIT.stale(() -> em.getTransaction().commit(), Reason.NEWER_TOKEN_REGISTERED);
+                FencedWriteContract.stale(() -> em.getTransaction().commit(), Reason.NEWER_TOKEN_REGISTERED);
                 assertThat(em.getTransaction().isActive()).isFalse();
             } finally {
                 em.close();

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.TestInstance;
  * ({@link TestLocks#expire}), never by waiting.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class AbstractFencedWriteIT {
+abstract class FencedWriteContract {
     static final Duration WAIT = Duration.ofSeconds(10);
     static final Duration LONG_LEASE = Duration.ofMinutes(2);
 
@@ -170,7 +170,7 @@ abstract class AbstractFencedWriteIT {
     }
 
     /**
-     * Issue 19, item 3: a read before {@code begin()} on a held connection with autocommit off
+     * A read before {@code begin()} on a held connection with autocommit off
      * leaves a transaction open (REPEATABLE READ: with its snapshot); the fenced transaction must
      * not join it, or it reads data older than the previous holder's commit.
      */
@@ -207,7 +207,7 @@ abstract class AbstractFencedWriteIT {
     }
 
     /**
-     * Issue 19, item 3, the decision for writes: what a held connection with autocommit off ran
+     * What a held connection with autocommit off ran
      * before a fenced {@code begin()} (here an update Hibernate was allowed to run outside a
      * transaction) is committed before the guard, as autocommit would have: it is not part of the
      * fenced transaction, so that transaction's rollback does not take it back.
@@ -235,7 +235,7 @@ abstract class AbstractFencedWriteIT {
     }
 
     /**
-     * Issue 19, item 4: a transaction begun without a lease must not write a fenced entity because
+     * A transaction begun without a lease must not write a fenced entity because
      * another entity manager on the thread began a fenced transaction after it.
      */
     @Test
@@ -458,7 +458,7 @@ abstract class AbstractFencedWriteIT {
     }
 
     /**
-     * Issue 19, items 1 and 2: native SQL whose fenced table is not the first word after the
+     * Native SQL whose fenced table is not the first word after the
      * keyword (comments, modifiers, multi-table forms, WITH, EXPLAIN) is refused without a lease,
      * and an UPDATE of the fenced table that does not change its version is refused with one.
      */
@@ -575,7 +575,7 @@ abstract class AbstractFencedWriteIT {
         lease.close();
     }
 
-    /** Issue 19, item 11: an element collection inside an embedded value is fenced like one of the entity's own. */
+    /** An element collection inside an embedded value is fenced like one of the entity's own. */
     @Test
     void anElementCollectionInsideAnEmbeddedValueIsFencedOrRefused() throws Exception {
         long id = ids.incrementAndGet();
@@ -593,7 +593,7 @@ abstract class AbstractFencedWriteIT {
     }
 
     /**
-     * Issue 19, item 11: a fenced entity's one-to-many by join column writes the child's table,
+     * A fenced entity's one-to-many by join column writes the child's table,
      * which stays the child's: plain writes of the unfenced child need no lease.
      */
     @Test
@@ -618,7 +618,7 @@ abstract class AbstractFencedWriteIT {
     }
 
     /**
-     * Issue 19, item 11: removing a {@code @SoftDelete} fenced entity (an UPDATE of its deleted
+     * Removing a {@code @SoftDelete} fenced entity (an UPDATE of its deleted
      * column that leaves the version) is fenced; without a lease it is refused; a copy read before
      * cannot write the removed row.
      */
