@@ -18,23 +18,21 @@ public class NoLeaseBoundException extends PersistenceException {
 
     /** @param write what was refused, for example "update of fenced entity x.Item" */
     public NoLeaseBoundException(String write) {
-        this(
-                "No lease is bound to thread '" + Thread.currentThread().getName() + "' for the " + write + "; "
-                        + Advice.TEXT,
-                (Void) null);
-    }
-
-    /** The message, also the core refusal's detail: the root cause of a wrapped failure says the fix too. */
-    private NoLeaseBoundException(String message, Void unused) {
         super(
-                message,
+                message(write),
                 new FenceRefusedException(
                         FenceRefusedException.Reason.NO_LEASE_BOUND,
                         null,
                         FenceRefusedException.NO_TOKEN,
                         null,
-                        message,
+                        message(write),
                         null));
+    }
+
+    /** Also the core refusal's detail, so that the root cause of a wrapped failure names the fix too. */
+    private static String message(String write) {
+        return "No lease is bound to thread '" + Thread.currentThread().getName() + "' for the " + write + "; "
+                + Advice.TEXT;
     }
 
     /** The core refusal: this exception's cause. */

@@ -5,7 +5,7 @@ import dev.fencedlock.jdbc.FenceTable;
 import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.jpa.Fencing;
 import dev.fencedlock.jpa.FencingScope;
-import dev.fencedlock.jpa.internal.FencedTransactions;
+import dev.fencedlock.jpa.internal.JpaFence;
 import java.sql.Connection;
 import java.util.Optional;
 import org.springframework.util.ClassUtils;
@@ -27,10 +27,10 @@ final class JpaBinding {
 
     /**
      * The fenced transaction fencing-jpa began for {@code lease} in {@code table} on {@code
-     * connection} ({@link FencedTransactions#fenceOf}), empty if none.
+     * connection} ({@link JpaFence#fenceOf}), empty if none.
      */
     static Optional<FencedTransaction> fenceOf(Connection connection, FenceTable table, Lease lease) {
-        return FencedTransactions.fenceOf(connection, table, lease);
+        return JpaFence.fenceOf(connection, table, lease);
     }
 
     /** Whether {@code lease} is the innermost lease bound for fencing-jpa on this thread. */

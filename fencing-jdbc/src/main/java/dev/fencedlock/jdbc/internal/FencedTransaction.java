@@ -125,11 +125,6 @@ public final class FencedTransaction {
         return token;
     }
 
-    /** The fence table. */
-    public FenceTable table() {
-        return table;
-    }
-
     /** The connection the guard runs on (a {@link #guardable} one unwrapped). */
     public Connection connection() {
         return connection;
@@ -212,11 +207,6 @@ public final class FencedTransaction {
         sessionChanged = true;
         guard.enter(connection, lockName, token, bound());
         guard.limitIdle(connection, bound());
-    }
-
-    /** Whether the guard is deferred to a statement and has not entered yet. */
-    public boolean pending() {
-        return deferred != null && !deferred.entered();
     }
 
     /**

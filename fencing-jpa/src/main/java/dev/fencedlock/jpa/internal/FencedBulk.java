@@ -33,7 +33,7 @@ import org.hibernate.engine.spi.SharedSessionContractImplementor;
  *       the statement skipped it and the whole change is refused.
  * </ol>
  */
-public final class FencedBulk {
+final class FencedBulk {
     private FencedBulk() {}
 
     public static <T> int update(

@@ -19,7 +19,7 @@ import java.util.Optional;
  * counts as fenced only if the transaction it runs in is. Each thread has its own stack; an entry
  * is removed by identity, also when the transaction completes on another thread.
  */
-public final class FencedTransactions {
+final class FencedTransactions {
     private static final ThreadLocal<Deque<Entry>> OPEN = ThreadLocal.withInitial(ArrayDeque::new);
 
     /** One open transaction. */

@@ -7,7 +7,7 @@ import dev.fencedlock.Lease;
  * transaction ({@link FencedTransactions#requireFenced}) and stamp the lease's token into the fence
  * field. The statement then writes the token and is restricted by the fence and the version read.
  */
-public final class Stamping {
+final class Stamping {
     private Stamping() {}
 
     /** Before an insert: the new row carries the lease's token. */
