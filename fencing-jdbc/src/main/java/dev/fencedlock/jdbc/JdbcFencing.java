@@ -15,8 +15,8 @@ import javax.sql.DataSource;
  * FenceTable#DEFAULT_NAME}:
  *
  * <ol>
- *   <li>the lease must be valid, else {@link FenceRefusedException} ({@link
- *       Reason#LEASE_NOT_VALID}) and nothing was run; autocommit off;
+ *   <li>autocommit off; the lease must be valid, else {@link FenceRefusedException} ({@link
+ *       Reason#LEASE_NOT_VALID}) and nothing was run;
  *   <li>the fence guard as the transaction's first statement (on PostgreSQL through its own
  *       driver, pgjdbc, sent in the same round trip as the work's first prepared statement, which
  *       the database then runs only if the guard succeeded: see "One round trip" below): a lease
@@ -140,7 +140,6 @@ public final class JdbcFencing {
      * a failure the rollback and what the failure stands for; always the session put back.
      */
     private static <T> T run(Connection connection, Lease lease, SqlWork<T> work) throws SQLException {
-        requireValid(lease);
         boolean autoCommit = connection.getAutoCommit();
         FencedTransaction transaction = FencedTransaction.of(FenceTable.standard(), connection, lease);
         Throwable failure = null;
@@ -191,19 +190,6 @@ public final class JdbcFencing {
      */
     public static boolean endedForIdling(Throwable failure) {
         return FencedTransaction.endedForIdling(failure);
-    }
-
-    /** Refused before the connection is touched: nothing of the transaction runs. */
-    private static void requireValid(Lease lease) {
-        if (!lease.isValid()) {
-            throw new FenceRefusedException(
-                    Reason.LEASE_NOT_VALID,
-                    lease.lockName(),
-                    lease.token(),
-                    null,
-                    "when the transaction began; nothing was run",
-                    null);
-        }
     }
 
     private static void rollback(Connection connection, Throwable failure) {

@@ -35,7 +35,7 @@ import java.sql.SQLException;
  * other reason is thrown as the driver reported it, as it would be by the guard alone.
  *
  * <p>A failure of the guard run alone, and a failure of the pipeline that is not the guard's
- * refusal, goes through {@link FencedTransaction.Failures} before it is thrown: {@code
+ * refusal, goes through {@link Failures} before it is thrown: {@code
  * JdbcFencing} throws it as it is, fencing-jpa throws its own exceptions in its place. Once the
  * guard run alone has failed, or a failure was replaced, the transaction is refused for good: every later use that
  * would need the guard throws the same exception again at once, without running anything.
@@ -47,7 +47,7 @@ final class DeferredGuard {
     private final GuardStatements statements;
     private final Connection connection;
     private final FencedTransaction transaction;
-    private final FencedTransaction.Failures failures;
+    private final Failures failures;
     private boolean entered;
     /** What a failure of the guard was thrown as; from then on the transaction is refused. */
     private Exception refusal;
@@ -57,7 +57,7 @@ final class DeferredGuard {
             GuardStatements statements,
             Connection connection,
             FencedTransaction transaction,
-            FencedTransaction.Failures failures) {
+            Failures failures) {
         this.guard = guard;
         this.statements = statements;
         this.connection = connection;
@@ -80,8 +80,7 @@ final class DeferredGuard {
      *
      * @param failures what the guard's failures are thrown as
      */
-    static DeferredGuard of(
-            FenceGuard guard, Connection connection, FencedTransaction transaction, FencedTransaction.Failures failures)
+    static DeferredGuard of(FenceGuard guard, Connection connection, FencedTransaction transaction, Failures failures)
             throws SQLException {
         DatabaseMetaData meta = connection.getMetaData();
         if (!guard.statementsFor(meta).canPipeline(meta)) {
@@ -102,7 +101,7 @@ final class DeferredGuard {
     /**
      * Runs the guard alone unless it has entered: {@link FenceGuard#enter}.
      *
-     * @throws SQLException what the guard failed with, or what {@link FencedTransaction.Failures}
+     * @throws SQLException what the guard failed with, or what {@link Failures}
      *     put in its place
      */
     void enterAlone() throws SQLException {
@@ -143,7 +142,7 @@ final class DeferredGuard {
      *     not raise the row and has now run alone: {@code sql} has not run, and the caller runs it on
      *     its own
      * @throws SQLException what the pipeline failed with, the guard's failures included, or what
-     *     {@link FencedTransaction.Failures} put in its place
+     *     {@link Failures} put in its place
      */
     Executed executeBehindGuard(String sql, StatementParameters parameters) throws SQLException {
         requireNotRefused();
@@ -200,5 +199,21 @@ final class DeferredGuard {
     interface StatementParameters {
         /** Sets them on {@code statement}, parameter {@code i} at {@code i + offset}. */
         void applyTo(PreparedStatement statement, int offset) throws SQLException;
+    }
+
+    /** What a failure of the guard is thrown as. */
+    @FunctionalInterface
+    interface Failures {
+        /**
+         * Called with a failure before it is thrown, on the transaction's connection, which the
+         * failure has left unusable until it is rolled back.
+         *
+         * @param failure what the guard run alone failed with ({@code pipelined} false), or what the
+         *     pipeline of the guard and the work's first statement failed with ({@code pipelined}
+         *     true), other than the guard's refusal (which has the guard run alone): either
+         *     statement's failure, they are not told apart
+         * @return the exception to throw in its place, or null to throw {@code failure} itself
+         */
+        RuntimeException replace(Exception failure, boolean pipelined);
     }
 }

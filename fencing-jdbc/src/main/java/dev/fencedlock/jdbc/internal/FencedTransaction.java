@@ -12,6 +12,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.BiFunction;
 
 /**
  * One fenced transaction on one connection: the steps of the fence, which every adapter ({@code
@@ -53,7 +54,7 @@ public final class FencedTransaction {
      */
     public static final Duration IDLE_GRACE = GuardStatements.IDLE_GRACE;
 
-    private static final Failures AS_THEY_ARE = (failure, pipelined) -> null;
+    private static final DeferredGuard.Failures AS_THEY_ARE = (failure, pipelined) -> null;
 
     private final FenceGuard guard;
     private final FenceTable table;
@@ -159,7 +160,7 @@ public final class FencedTransaction {
      * @throws IllegalArgumentException if the connection is closed or in autocommit mode
      */
     public void begin() throws SQLException {
-        requireValid("when the transaction began; nothing of it was run");
+        requireValid("when the transaction began; nothing was run");
         enter();
     }
 
@@ -172,7 +173,7 @@ public final class FencedTransaction {
      * @return the connection the work must use: this transaction's, or a wrapper of it
      */
     public Connection beginDeferred() throws SQLException {
-        requireValid("when the transaction began; nothing of it was run");
+        requireValid("when the transaction began; nothing was run");
         deferred = DeferredGuard.of(guard, connection, this, AS_THEY_ARE);
         if (deferred == null) {
             enter();
@@ -187,12 +188,17 @@ public final class FencedTransaction {
      * database can gate a statement on the guard, the guard is armed on that connection to travel
      * with the transaction's first statement, until {@link #afterCompletion}.
      *
-     * @param failures what the deferred guard's failures are thrown as
+     * @param failures what a failure of the deferred guard is thrown as: called with the failure,
+     *     on the transaction's connection, which the failure has left unusable until it is rolled
+     *     back, and whether it is the pipeline's (the guard and the work's first statement, other
+     *     than the guard's refusal, which has the guard run alone: either statement's failure, they
+     *     are not told apart) rather than the guard's run alone; returns the exception to throw in
+     *     its place, or null to throw the failure itself
      */
-    public void beginArmed(Failures failures) throws SQLException {
-        requireValid("when the transaction began; nothing of it was run");
+    public void beginArmed(BiFunction<Exception, Boolean, RuntimeException> failures) throws SQLException {
+        requireValid("when the transaction began; nothing was run");
         if (guardable != null) {
-            deferred = DeferredGuard.of(guard, connection, this, failures);
+            deferred = DeferredGuard.of(guard, connection, this, failures::apply);
             if (deferred != null) {
                 sessionChanged = true;
                 guardable.arm(deferred);
@@ -213,7 +219,8 @@ public final class FencedTransaction {
      * Runs a deferred guard alone now, unless a statement carried it; nothing if the guard ran at
      * begin. A refusal is then thrown here, before any statement of the caller's.
      *
-     * @throws SQLException what the guard failed with, or what the {@link Failures} put in its place
+     * @throws SQLException what the guard failed with, or what the failures given to {@link
+     *     #beginArmed} put in its place
      */
     public void enterNow() throws SQLException {
         if (deferred != null) {
@@ -341,21 +348,5 @@ public final class FencedTransaction {
      */
     public static boolean endedForIdling(Throwable failure) {
         return FenceGuard.endedForIdling(failure);
-    }
-
-    /** What a failure of a deferred guard is thrown as. */
-    @FunctionalInterface
-    public interface Failures {
-        /**
-         * Called with a failure before it is thrown, on the transaction's connection, which the
-         * failure has left unusable until it is rolled back.
-         *
-         * @param failure what the guard run alone failed with ({@code pipelined} false), or what the
-         *     pipeline of the guard and the work's first statement failed with ({@code pipelined}
-         *     true), other than the guard's refusal (which has the guard run alone): either
-         *     statement's failure, they are not told apart
-         * @return the exception to throw in its place, or null to throw {@code failure} itself
-         */
-        RuntimeException replace(Exception failure, boolean pipelined);
     }
 }

@@ -123,9 +123,6 @@ final class TransactionGuard implements TransactionObserver {
         }
         RuntimeException refusal;
         try {
-            if (!lease.isValid()) {
-                throw Refusals.leaseNotValid(lease, "when the transaction began");
-            }
             endTransactionOpenBeforeBegin(lease);
             begin(lease);
             return;
