@@ -1,5 +1,5 @@
 -- A fenced entity with an embedded value that holds an element collection and a unidirectional
--- one-to-many by join column (issue 19, item 11), the child of that one-to-many, and a fenced
+-- one-to-many by join column, the child of that one-to-many, and a fenced
 -- entity removed by soft delete.
 CREATE TABLE crate (
     id      BIGINT NOT NULL,

@@ -3,6 +3,7 @@ package dev.fencedlock.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockClient;
@@ -15,7 +16,6 @@ import dev.fencedlock.faults.db.FaultDatabase;
 import dev.fencedlock.faults.db.FencedIncrement;
 import dev.fencedlock.faults.history.WriteOutcome;
 import dev.fencedlock.jdbc.JdbcFencing;
-import dev.fencedlock.jdbc.StaleTokenException;
 import dev.fencedlock.jpa.StaleFencingTokenException;
 import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.spi.AbstractLease;
@@ -182,7 +182,7 @@ class FallbackIT {
                         try {
                             increment(db, lease, lock);
                             return true;
-                        } catch (StaleTokenException e) {
+                        } catch (FenceRefusedException e) {
                             return false;
                         }
                     },

@@ -54,7 +54,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *   <li><b>Before its transaction's first statement</b>, right after {@code begin()} checked the
  *       lease and found it valid. The successor runs and commits freely; when the paused client
  *       is continued, its fence guard finds the newer token in the fence row and refuses the
- *       transaction ({@code NEWER_HOLDER_WROTE}).
+ *       transaction ({@code NEWER_TOKEN_REGISTERED}).
  * </ul>
  *
  * Both: zero lost updates, and the paused client hears of its loss.
@@ -213,7 +213,7 @@ class PausedClientIT {
 
         CheckReport beforeReport = checked(run, beforeGuard, all, "paused before its first statement");
         assertThat(beforeReport.writesRefused()).isEqualTo(run.rounds());
-        assertThat(beforeReport.refusalReasons()).containsOnlyKeys("NEWER_HOLDER_WROTE");
+        assertThat(beforeReport.refusalReasons()).containsOnlyKeys("NEWER_TOKEN_REGISTERED");
         FaultMatrix.record(MatrixRow.of(
                 "3b-pause-before-guard-" + run.rowSuffix(),
                 "client JVM stopped (SIGSTOP) after begin() checked its lease, before the fence guard, past its"
@@ -307,7 +307,7 @@ class PausedClientIT {
     /**
      * Waits until a session is blocked on the fence row in the database, or the successor has
      * finished: the database ends a fenced transaction that sits idle past its lease (see {@link
-     * dev.fencedlock.jdbc.FenceGuard#endedForIdling}), so the paused client may have lost its row
+     * dev.fencedlock.jdbc.JdbcFencing#endedForIdling}), so the paused client may have lost its row
      * lock before the successor reached it. Fails if neither happens within {@link #STEP} (an upper
      * bound for a loaded machine; nothing is asserted about how long it took).
      *
@@ -359,7 +359,7 @@ class PausedClientIT {
             client.send("GO");
             assertThat(client.expect("WROTE", STEP))
                     .as("the paused client's fence guard refuses its stale token")
-                    .isEqualTo("WROTE REFUSED_STALE NEWER_HOLDER_WROTE");
+                    .isEqualTo("WROTE REFUSED_STALE NEWER_TOKEN_REGISTERED");
             assertThat(client.expect("DONE", STEP))
                     .as("the paused client was told of its loss")
                     .isEqualTo("DONE lost=true");

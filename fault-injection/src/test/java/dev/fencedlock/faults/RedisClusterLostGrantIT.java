@@ -3,11 +3,11 @@ package dev.fencedlock.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.jdbc.JdbcFencing;
-import dev.fencedlock.jdbc.StaleTokenException;
 import dev.fencedlock.redlock.RedlockKeys;
 import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.testkit.await.Await;
@@ -104,7 +104,7 @@ class RedisClusterLostGrantIT {
                 assertThat(fencedIncrement(second, lock)).isEqualTo(1);
                 assertThatThrownBy(() -> fencedIncrement(first, lock))
                         .as("the older holder's write")
-                        .isInstanceOf(StaleTokenException.class);
+                        .isInstanceOf(FenceRefusedException.class);
                 assertThat(db.get()
                                 .queryLong("SELECT counter_value FROM cluster_failover_counter WHERE name = ?", lock))
                         .as("only the newer holder wrote")

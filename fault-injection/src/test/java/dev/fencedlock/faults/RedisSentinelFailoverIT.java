@@ -3,12 +3,12 @@ package dev.fencedlock.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.jdbc.JdbcFencing;
-import dev.fencedlock.jdbc.StaleTokenException;
 import dev.fencedlock.redlock.RedlockKeys;
 import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.testkit.await.Await;
@@ -208,7 +208,7 @@ class RedisSentinelFailoverIT {
             assertThat(fencedIncrement(second, lock)).isEqualTo(1);
             assertThatThrownBy(() -> fencedIncrement(first, lock))
                     .as("the older holder's write")
-                    .isInstanceOf(StaleTokenException.class);
+                    .isInstanceOf(FenceRefusedException.class);
             assertThat(db.get().queryLong("SELECT counter_value FROM sentinel_failover_counter WHERE name = ?", lock))
                     .as("only the newer holder wrote")
                     .isEqualTo(1L);

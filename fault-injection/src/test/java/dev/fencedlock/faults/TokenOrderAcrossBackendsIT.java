@@ -2,10 +2,10 @@ package dev.fencedlock.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.jdbc.JdbcFencing;
-import dev.fencedlock.jdbc.StaleTokenException;
 import dev.fencedlock.redlock.internal.RedlockWithClock;
 import dev.fencedlock.spi.TokenOrder;
 import dev.fencedlock.testkit.await.Await;
@@ -280,7 +280,7 @@ class TokenOrderAcrossBackendsIT {
                 }
             });
             return Outcome.COMMITTED;
-        } catch (StaleTokenException e) {
+        } catch (FenceRefusedException e) {
             return Outcome.REFUSED;
         }
     }

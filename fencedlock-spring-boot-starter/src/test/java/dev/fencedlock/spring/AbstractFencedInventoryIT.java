@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockTimeoutException;
-import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.jdbc.FenceTable;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.spring.app.Counters;
 import dev.fencedlock.spring.app.InheritedLocks;
 import dev.fencedlock.spring.app.Inventory;
@@ -271,7 +272,8 @@ abstract class AbstractFencedInventoryIT {
         try (Connection held = dataSource.getConnection()) {
             held.setAutoCommit(false);
             // an older holder's transaction keeps the fence row after its lease was released
-            FenceGuard.standard().enter(held, older.lockName(), older.token(), Duration.ofSeconds(60));
+            FencedTransaction.of(FenceTable.standard(), held, older.lockName(), older.token(), Duration.ofSeconds(60))
+                    .begin();
             older.close();
             try {
                 assertThatThrownBy(() -> inventory.orderOnShortLease("sku-busy", "w"))
@@ -310,7 +312,7 @@ abstract class AbstractFencedInventoryIT {
                 }))
                 .isInstanceOfSatisfying(FencedWriteRefusedException.class, refused -> {
                     assertThat(refused.lockName()).isEqualTo("counter:c1");
-                    assertThat(refused.staleToken()).isEqualTo(expired.token());
+                    assertThat(refused.token()).isEqualTo(expired.token());
                     assertThat(refused.newerToken()).hasValue(newer);
                 });
         assertThat(counters.readOrZero("c1")).isEqualTo(10);

@@ -3,10 +3,10 @@ package dev.fencedlock.integration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.jdbc.JdbcFencing;
-import dev.fencedlock.jdbc.StaleTokenException;
 import dev.fencedlock.testkit.await.Await;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.junit.LockBackendExtension;
@@ -233,7 +233,7 @@ class LeaderElectionIT {
 
             assertThatThrownBy(() -> write(new BelievedValidLease(oldTerm), "old leader, late"))
                     .as("the old leader, still believing itself leader")
-                    .isInstanceOf(StaleTokenException.class);
+                    .isInstanceOf(FenceRefusedException.class);
             assertThatThrownBy(() -> write(oldTerm, "old leader, late")).as("the old leader's lease itself");
             assertThat(database.queryLong("select epoch from leader_work where id = 1"))
                     .isEqualTo(newTerm.token());

@@ -10,7 +10,7 @@ import java.util.Optional;
  * a stopped process) with its connection open. Nothing of the waiting transaction ran; it has been
  * rolled back. Trying again later can succeed once the older transaction has ended.
  *
- * <p>What bounds the two sides (see {@link FenceGuard}, bounded waits):
+ * <p>What bounds the two sides (docs/fencing.md, bounded waits):
  *
  * <ul>
  *   <li>the wait that raised this: the waiting guard's bound (its lease's remaining time:
@@ -21,7 +21,7 @@ import java.util.Optional;
  *       lease's remaining time at its guard plus {@link
  *       dev.fencedlock.jdbc.internal.GuardStatements#IDLE_GRACE}; MariaDB closes its connection
  *       after the same, in whole seconds, when its transaction ran under {@link JdbcFencing} (or
- *       {@link FenceGuard#limitIdle}). H2 cannot end it: the row stays held until the holder wakes
+ *       the idle bound the guard sets for the session and puts back after the transaction). H2 cannot end it: the row stays held until the holder wakes
  *       (and is refused by its lease check) or its session is closed, so on H2 this exception
  *       repeats for as long as the stall lasts.
  * </ul>

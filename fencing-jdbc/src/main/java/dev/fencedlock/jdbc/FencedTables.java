@@ -1,8 +1,6 @@
 package dev.fencedlock.jdbc;
 
-import dev.fencedlock.jdbc.internal.Database;
-import dev.fencedlock.jdbc.internal.GuardStatements;
-import dev.fencedlock.jdbc.internal.TableNames;
+import dev.fencedlock.jdbc.internal.TableFence;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -22,7 +20,7 @@ import javax.sql.DataSource;
  * <p>How, per database:
  *
  * <ul>
- *   <li>PostgreSQL: the {@link FenceGuard guard}'s first statement sets the transaction-local
+ *   <li>PostgreSQL: the fence guard's first statement sets the transaction-local
  *       setting {@code fencedlock.fenced} to the transaction's id ({@code txid_current()}),
  *       token and lock name (in its {@code RETURNING}, so only when it entered; no extra round
  *       trip); a statement-level trigger {@code fencedlock_fence_required} on the table refuses the
@@ -46,8 +44,8 @@ import javax.sql.DataSource;
  *       lock name in its first statement; a row trigger on each event calls a procedure (with its
  *       definer's privileges) that takes that fence row {@code FOR UPDATE} and refuses the write
  *       unless the row holds exactly that token: a stale holder is refused, and whatever is let
- *       through is ordered by the fence row. The variable outlives the transaction unless {@link
- *       FenceGuard#afterCompletion} clears it ({@link JdbcFencing} does); see {@code
+ *       through is ordered by the fence row. The variable outlives the transaction; every adapter
+ *       ({@link JdbcFencing}, fencing-jpa, the Spring starter) clears it after the transaction; see {@code
  *       MariaDbFence} and docs/fencing.md for exactly what that leaves. MariaDB runs no trigger
  *       on TRUNCATE or on foreign-key cascades.
  *   <li>Other databases: not supported; {@link #protect} fails rather than pretend.
@@ -107,9 +105,8 @@ public final class FencedTables {
         }
         requireTables(tables);
         inTransaction(connection, c -> {
-            GuardStatements fence = fence(Database.of(connection));
             for (String table : tables) {
-                fence.protect(connection, table);
+                TableFence.protect(connection, table);
             }
             return null;
         });
@@ -128,11 +125,10 @@ public final class FencedTables {
     public static List<String> unprotected(Connection connection, Collection<String> tables) throws SQLException {
         Objects.requireNonNull(connection, "connection");
         Objects.requireNonNull(tables, "tables");
-        tables.forEach(TableNames::requireValid);
-        GuardStatements fence = fence(Database.of(connection));
+        tables.forEach(TableFence::requireValidName);
         List<String> missing = new ArrayList<>();
         for (String table : tables) {
-            if (!fence.isProtected(connection, table)) {
+            if (!TableFence.isProtected(connection, table)) {
                 missing.add(table);
             }
         }
@@ -141,7 +137,7 @@ public final class FencedTables {
 
     /** Whether the database of {@code connection} can protect tables (PostgreSQL, H2, MariaDB/MySQL). */
     public static boolean isSupported(Connection connection) throws SQLException {
-        return Database.of(connection) != Database.OTHER;
+        return TableFence.isSupported(connection);
     }
 
     /**
@@ -166,19 +162,14 @@ public final class FencedTables {
             throw new IllegalArgumentException(
                     "connection must have autocommit on: the bypass must cover a " + "transaction of its own");
         }
-        GuardStatements fence = fence(Database.of(connection));
         try {
             return inTransaction(connection, c -> {
-                fence.allowUnfenced(c, reason);
+                TableFence.allowUnfenced(c, reason);
                 return work.run(c);
             });
         } finally {
-            fence.clearUnfenced(connection);
+            TableFence.clearUnfenced(connection);
         }
-    }
-
-    private static GuardStatements fence(Database database) {
-        return GuardStatements.of(database, FenceGuard.DEFAULT_TABLE);
     }
 
     private static void requireTables(String... tables) {
@@ -186,7 +177,7 @@ public final class FencedTables {
             throw new IllegalArgumentException("tables must name at least one table");
         }
         for (String table : tables) {
-            TableNames.requireValid(table);
+            TableFence.requireValidName(table);
         }
     }
 

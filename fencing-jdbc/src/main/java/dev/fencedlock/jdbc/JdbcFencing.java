@@ -1,47 +1,49 @@
 package dev.fencedlock.jdbc;
 
+import dev.fencedlock.FenceRefusedException;
+import dev.fencedlock.FenceRefusedException.Reason;
 import dev.fencedlock.Lease;
-import dev.fencedlock.LeaseLostException;
-import dev.fencedlock.jdbc.internal.DeferredGuard;
-import dev.fencedlock.jdbc.internal.DeferredGuardConnection;
+import dev.fencedlock.LockException;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
  * Runs a JDBC transaction under a lease, fenced by the lock's row in {@value
- * FenceGuard#DEFAULT_TABLE}:
+ * FenceTable#DEFAULT_NAME}:
  *
  * <ol>
- *   <li>autocommit off;
- *   <li>{@link FenceGuard#enter(Connection, Lease)} as the transaction's first statement (on
- *       PostgreSQL through its own driver, pgjdbc, sent in the same round trip as the work's first
- *       prepared statement, which the database then runs only if the guard succeeded: see "One
- *       round trip" below): a lease
- *       whose token is lower than one already registered for the lock is refused here, and from
- *       here on the transactions of the lock run one at a time. The wait for an older transaction
- *       of the lock is bounded by the lease's remaining time ({@link FenceRowBusyException} when it
- *       runs out), and so (PostgreSQL; MariaDB with {@link FenceGuard#limitIdle}) is how long this
- *       transaction may sit idle: a holder
- *       that stalls inside it has its transaction ended by the server (see {@link FenceGuard},
- *       bounded waits);
+ *   <li>autocommit off; the lease must be valid, else {@link FenceRefusedException} ({@link
+ *       Reason#LEASE_NOT_VALID}) and nothing was run;
+ *   <li>the fence guard as the transaction's first statement (on PostgreSQL through its own
+ *       driver, pgjdbc, sent in the same round trip as the work's first prepared statement, which
+ *       the database then runs only if the guard succeeded: see "One round trip" below): a lease
+ *       whose token is lower than one already registered for the lock is refused here ({@link
+ *       FenceRefusedException}, {@link Reason#NEWER_TOKEN_REGISTERED}), and from here on the
+ *       transactions of the lock run one at a time. The wait for an older transaction of the lock
+ *       is bounded by the lease's remaining time ({@link FenceRowBusyException} when it runs out),
+ *       and so (PostgreSQL, MariaDB) is how long this transaction may sit idle: a holder that
+ *       stalls inside it has its transaction ended by the server (docs/fencing.md, bounded waits);
  *   <li>the work;
  *   <li>{@link Lease#isValid()} checked right before the commit: a lease that is no longer valid
- *       rolls back with {@link LeaseLostException};
+ *       rolls back with {@link FenceRefusedException} ({@link Reason#LEASE_NOT_VALID});
  *   <li>commit.
  * </ol>
  *
  * <p>Any failure rolls the transaction back and propagates unchanged, with a failure of the
- * rollback added to it as suppressed,
- * except one: a holder that stalled inside the transaction past its lease, whose transaction the
- * server ended (PostgreSQL SQLState {@code 25P03}, {@link FenceGuard#endedForIdling}; MariaDB a
- * closed connection, SQLState class {@code 08}), fails at its next statement with {@link
- * LeaseLostException} saying so, the database's failure as its cause; nothing it wrote was kept.
- * A failure of the commit itself is never translated: its outcome may be in doubt. A concurrency failure (serialization failure, deadlock, lock
- * timeout) that hides a refusal (the committed row now holds a newer token) is reported as the
- * {@link StaleTokenException} it hides, with the failure as its cause. Autocommit is set back to
- * what it was, whatever happened, and so is what the guard set on the session ({@link
- * FenceGuard#afterCompletion}: MariaDB's idle timeout). Nothing else of the connection is changed: the transaction runs at
+ * rollback added to it as suppressed, except these. A holder that stalled inside the transaction
+ * past its lease, whose transaction the server ended (PostgreSQL SQLState {@code 25P03}, {@link
+ * #endedForIdling}; MariaDB a closed connection, SQLState class {@code 08}), fails at its next
+ * statement with {@link FenceRefusedException} ({@link Reason#ENDED_BY_DATABASE}), the database's
+ * failure as its cause; nothing it wrote was kept. A concurrency failure (serialization failure,
+ * deadlock, lock timeout) that hides a refusal (the committed row now holds a newer token) is
+ * reported as the {@link FenceRefusedException} it hides, with the failure as its cause. A failure
+ * of the commit itself is never translated: its outcome may be in doubt. Autocommit is set back to
+ * what it was, whatever happened, and so is what the guard set on the session (MariaDB/MySQL: the
+ * mark protected tables' triggers read, MariaDB's idle timeout). Nothing else of the connection is
+ * changed: the transaction runs at
  * the connection's isolation level (set it before the call; the fence gives its guarantee at every
  * level), and the work must not change it, commit, roll back or switch autocommit on.
  *
@@ -73,11 +75,12 @@ public final class JdbcFencing {
      * taken to be fresh (nothing run on it yet); its autocommit is left off afterwards.
      *
      * @return what {@code work} returned, after the commit
-     * @throws StaleTokenException if a later holder of the lock has entered; rolled back
+     * @throws FenceRefusedException if a later holder of the lock has entered ({@link
+     *     Reason#NEWER_TOKEN_REGISTERED}), the lease was not valid before the guard or before the
+     *     commit ({@link Reason#LEASE_NOT_VALID}), or it ran out while the transaction was open and
+     *     the database ended the transaction ({@link Reason#ENDED_BY_DATABASE}); rolled back
      * @throws FenceRowBusyException if an older transaction of the lock held the fence row for the
      *     lease's whole remaining time; rolled back
-     * @throws LeaseLostException if the lease was not valid before the guard or before the commit,
-     *     or ran out while the transaction was open and the database ended it; rolled back
      * @throws IllegalArgumentException if an argument is null; nothing was run
      * @throws SQLException what the database or {@code work} threw, after the rollback
      */
@@ -96,13 +99,12 @@ public final class JdbcFencing {
      *
      * <p>The connection must have autocommit on: with autocommit off it may already be inside a
      * transaction whose earlier statements the fence would not order, and committing would commit
-     * them too. A caller that owns the transaction calls {@link FenceGuard#enter} as its first
-     * statement instead.
+     * them too.
      *
      * @return what {@code work} returned, after the commit
-     * @throws StaleTokenException if a later holder of the lock has entered; rolled back
-     * @throws LeaseLostException if the lease was not valid before the guard or before the commit,
-     *     or ran out while the transaction was open and the database ended it; rolled back
+     * @throws FenceRefusedException if a later holder of the lock has entered, the lease was not
+     *     valid before the guard or before the commit, or it ran out while the transaction was open
+     *     and the database ended the transaction; rolled back
      * @throws IllegalArgumentException if an argument is null, or the connection is closed or has
      *     autocommit off; nothing was run
      * @throws SQLException what the database or {@code work} threw, after the rollback
@@ -117,8 +119,7 @@ public final class JdbcFencing {
         }
         if (!connection.getAutoCommit()) {
             throw new IllegalArgumentException("connection must have autocommit on: with autocommit off it may be "
-                    + "inside a transaction the fence would not order; own the transaction and call "
-                    + "FenceGuard.enter as its first statement instead");
+                    + "inside a transaction the fence would not order; end that transaction first");
         }
         return run(connection, lease, work);
     }
@@ -132,22 +133,28 @@ public final class JdbcFencing {
         }
     }
 
+    /**
+     * The steps of {@link FencedTransaction} in their order: begin (the lease check, the guard,
+     * deferred to the work's first statement where it can travel with it), the work, before the
+     * commit (the deferred guard alone if no statement carried it, the lease check), commit; after
+     * a failure the rollback and what the failure stands for; always the session put back.
+     */
     private static <T> T run(Connection connection, Lease lease, SqlWork<T> work) throws SQLException {
-        requireValid(lease, "before the transaction began; nothing was run");
-        FenceGuard guard = FenceGuard.standard();
         boolean autoCommit = connection.getAutoCommit();
+        FencedTransaction transaction = FencedTransaction.of(FenceTable.standard(), connection, lease);
         Throwable failure = null;
         boolean committing = false;
         try {
             if (autoCommit) {
                 connection.setAutoCommit(false);
             }
-            T result = runGuarded(guard, connection, lease, work);
+            T result = work.run(transaction.beginDeferred());
+            transaction.enterNow();
             if (connection.getAutoCommit()) {
                 throw new IllegalStateException("the work switched autocommit on, which ended the fenced "
                         + "transaction of lock '" + lease.lockName() + "' early; it must leave the transaction open");
             }
-            requireValid(lease, "before the commit; the transaction was rolled back");
+            transaction.beforeCommit();
             committing = true;
             connection.commit();
             return result;
@@ -155,69 +162,34 @@ public final class JdbcFencing {
             failure = t;
             rollback(connection, t);
             if (t instanceof SQLException e) {
-                if (!committing && !lease.isValid() && endedByTheServer(e)) {
-                    LeaseLostException lost = new LeaseLostException(
-                            lease.lockName(),
-                            lease.token(),
-                            "the lease ran out while its fenced transaction was open, and the database ended the "
-                                    + "transaction (SQLState " + e.getSQLState() + ": " + e.getMessage()
-                                    + "); nothing of it was committed",
-                            e);
-                    failure = lost;
-                    throw lost;
+                Optional<? extends LockException> explained =
+                        committing ? Optional.empty() : transaction.endedByDatabase(e);
+                if (explained.isEmpty()) {
+                    explained = transaction.explain(e);
                 }
-                StaleTokenException refusal = guard.explain(connection, e, lease.lockName(), lease.token())
-                        .orElse(null);
-                if (refusal != null) {
-                    failure = refusal;
-                    throw refusal;
-                }
-                FenceRowBusyException busy = guard.explainWait(connection, e, lease.lockName(), lease.token(), null)
-                        .orElse(null);
-                if (busy != null) {
-                    failure = busy;
-                    throw busy;
+                if (explained.isPresent()) {
+                    failure = explained.get();
+                    throw explained.get();
                 }
             }
             throw t;
         } finally {
-            restore(connection, guard, autoCommit, failure);
+            restore(connection, transaction, autoCommit, failure);
         }
     }
 
     /**
-     * The guard, then the work. Where the guard can travel with the work's first statement ({@link
-     * DeferredGuard}: PostgreSQL through pgjdbc) the work gets the connection with the guard
-     * deferred to that statement, and a work that ran no statement has the guard run alone after it,
-     * so that its token is registered, or refused, as always.
+     * Whether {@code failure} says the database ended a fenced transaction because it sat idle for
+     * longer than its guard allowed (the lease's remaining time at the guard plus a grace of {@code
+     * 1 s}): PostgreSQL's {@code idle_in_transaction_session_timeout}, SQLState {@code 25P03}, in
+     * {@code failure} or its causes. Such a transaction was rolled back by the server and its
+     * session closed: nothing it wrote landed, which makes it a refused stale write, not an outcome
+     * in doubt. fencing-jpa surfaces it as the database's failure; {@code inTransaction} as {@link
+     * FenceRefusedException} ({@link Reason#ENDED_BY_DATABASE}). False for null and for every other
+     * failure.
      */
-    private static <T> T runGuarded(FenceGuard guard, Connection connection, Lease lease, SqlWork<T> work)
-            throws SQLException {
-        DeferredGuard deferred = DeferredGuard.of(guard, connection, lease, DeferredGuard.AS_THEY_ARE);
-        if (deferred == null) {
-            guard.enter(connection, lease);
-            guard.limitIdle(connection, lease);
-            return work.run(connection);
-        }
-        T result = work.run(DeferredGuardConnection.wrap(connection, deferred));
-        deferred.enterAlone();
-        return result;
-    }
-
-    /**
-     * The server ended the transaction: PostgreSQL's idle timeout ({@link FenceGuard#endedForIdling}),
-     * or the connection is gone (SQLState class {@code 08}; MariaDB closes the connection of a
-     * transaction idle past {@link FenceGuard#limitIdle}'s bound without saying why).
-     */
-    private static boolean endedByTheServer(SQLException failure) {
-        String state = failure.getSQLState();
-        return FenceGuard.endedForIdling(failure) || (state != null && state.startsWith("08"));
-    }
-
-    private static void requireValid(Lease lease, String when) {
-        if (!lease.isValid()) {
-            throw new LeaseLostException(lease.lockName(), lease.token(), "the lease was no longer valid " + when);
-        }
+    public static boolean endedForIdling(Throwable failure) {
+        return FencedTransaction.endedForIdling(failure);
     }
 
     private static void rollback(Connection connection, Throwable failure) {
@@ -228,10 +200,11 @@ public final class JdbcFencing {
         }
     }
 
-    private static void restore(Connection connection, FenceGuard guard, boolean autoCommit, Throwable failure)
+    private static void restore(
+            Connection connection, FencedTransaction transaction, boolean autoCommit, Throwable failure)
             throws SQLException {
         try {
-            guard.afterCompletion(connection);
+            transaction.afterCompletion();
             if (connection.getAutoCommit() != autoCommit) {
                 connection.setAutoCommit(autoCommit);
             }

@@ -8,4 +8,4 @@
 --
 -- An operator's deliberate fix-up outside the fence, for the rest of the session:
 --   SET @FENCEDLOCK_UNFENCED = 'ticket 1234: restock after audit'; UPDATE ...; SET @FENCEDLOCK_UNFENCED = NULL;
-CREATE ALIAS IF NOT EXISTS FENCEDLOCK_PROTECT FOR 'dev.fencedlock.jdbc.internal.H2Protection.protect';
+CREATE ALIAS IF NOT EXISTS FENCEDLOCK_PROTECT FOR 'dev.fencedlock.jdbc.internal.H2FenceTrigger.protect';

@@ -3,6 +3,8 @@ package dev.fencedlock.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.fencedlock.FenceRefusedException;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.db.TestDatabase.Kind;
 import java.net.InetAddress;
@@ -29,7 +31,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The fence at its edges (issue 27): a mark is worth nothing outside the transaction and savepoint
+ * The fence at its edges: a mark is worth nothing outside the transaction and savepoint
  * that set it. Each database gets a private schema ({@code f27_...}) with a protected table {@code
  * item} and an unprotected {@code note}.
  */
@@ -77,7 +79,7 @@ class FenceEdgesIT {
     }
 
     /**
-     * Item 1: the older holder enters inside a savepoint and rolls it back (its row lock goes with
+     * The older holder enters inside a savepoint and rolls it back (its row lock goes with
      * it); a newer holder enters, writes 100 and commits; the older one's write is then refused, so
      * 100 stays. Before the fix H2 let the older write through (9 won).
      */
@@ -92,7 +94,7 @@ class FenceEdgesIT {
             a.setAutoCommit(false);
             statementA.executeUpdate("insert into note values (1, 'before the savepoint')");
             Savepoint savepoint = a.setSavepoint();
-            FenceGuard.standard().enter(a, "f27-stock", older);
+            Fences.enter(a, "f27-stock", older);
             statementA.executeQuery("select quantity from item where id = 1").close();
             a.rollback(savepoint);
 
@@ -122,7 +124,7 @@ class FenceEdgesIT {
         try (Connection a = db.connection();
                 Statement statement = a.createStatement()) {
             a.setAutoCommit(false);
-            FenceGuard.standard().enter(a, "f27-kept", TOKENS.incrementAndGet());
+            Fences.enter(a, "f27-kept", TOKENS.incrementAndGet());
             Savepoint savepoint = a.setSavepoint();
             statement.executeUpdate("update item set quantity = 1 where id = 1");
             a.rollback(savepoint);
@@ -152,7 +154,7 @@ class FenceEdgesIT {
     }
 
     /**
-     * Item 2: after protect() on a partitioned table, a write to a partition, a partition attached
+     * After protect() on a partitioned table, a write to a partition, a partition attached
      * later and an inheritance child are refused, and a partition attached later leaves the table
      * reported unprotected until protect() runs again. Before the fix every write to a partition
      * passed and unprotected() returned [].
@@ -213,7 +215,7 @@ class FenceEdgesIT {
     }
 
     /**
-     * Item 3: a fence trigger disabled or set to fire for replication only is reported, and
+     * A fence trigger disabled or set to fire for replication only is reported, and
      * protect() enables it again. Before the fix unprotected() returned [] and protect() left it off.
      */
     @ParameterizedTest
@@ -235,7 +237,7 @@ class FenceEdgesIT {
     }
 
     /**
-     * Item 4: a mark or bypass set by hand for the session (a pooled connection's next borrower)
+     * A mark or bypass set by hand for the session (a pooled connection's next borrower)
      * is worth nothing in a later transaction; so is one set on the JDBC URL. Before the fix each
      * let the unfenced write through.
      */
@@ -267,7 +269,7 @@ class FenceEdgesIT {
         assertThat(db.queryLong("select quantity from item where id = 1")).isEqualTo(10);
     }
 
-    /** Item 4, a role's setting: ALTER ROLE ... SET fencedlock.unfenced lets nothing through. */
+    /** A role's setting: ALTER ROLE ... SET fencedlock.unfenced lets nothing through. */
     @Test
     void aBypassSetForARoleLetsNothingThrough() throws Exception {
         TestDatabase db = protectedDatabase(Target.POSTGRESQL);
@@ -313,7 +315,7 @@ class FenceEdgesIT {
     }
 
     /**
-     * Item 6 on MariaDB: a stale holder that catches its refusal and writes anyway in the same
+     * On MariaDB: a stale holder that catches its refusal and writes anyway in the same
      * transaction is refused by the database (before, only the client-side check could refuse, and
      * plain JDBC had none).
      */
@@ -327,7 +329,7 @@ class FenceEdgesIT {
                 Statement statement = stale.createStatement()) {
             // the older holder's earlier transaction on this connection: its mark names the older token
             stale.setAutoCommit(false);
-            FenceGuard.standard().enter(stale, "f27-stale", older);
+            Fences.enter(stale, "f27-stale", older);
             statement.executeUpdate("update item set quantity = 11 where id = 1");
             stale.commit();
 
@@ -337,9 +339,7 @@ class FenceEdgesIT {
                 }
             });
 
-            assertThat(catchThrowableOfType(
-                            StaleTokenException.class,
-                            () -> FenceGuard.standard().enter(stale, "f27-stale", older)))
+            assertThat(catchThrowableOfType(FenceRefusedException.class, () -> Fences.enter(stale, "f27-stale", older)))
                     .isNotNull();
             SQLException refused = refusedWrite(
                     statement, "update item set quantity = 9 where id = 1", "the write after the swallowed refusal");
@@ -361,13 +361,13 @@ class FenceEdgesIT {
         try (Connection connection = db.connection();
                 Statement statement = connection.createStatement()) {
             connection.setAutoCommit(false);
-            FenceGuard.standard().enter(connection, "f27-left", TOKENS.incrementAndGet());
+            FencedTransaction left = Fences.enter(connection, "f27-left", TOKENS.incrementAndGet());
             connection.commit();
-            FenceGuard.standard().afterCompletion(connection);
+            left.afterCompletion();
             refusedWrite(statement, "update item set quantity = 1 where id = 1", "after afterCompletion");
             connection.rollback();
 
-            FenceGuard.standard().enter(connection, "f27-left", TOKENS.incrementAndGet());
+            Fences.enter(connection, "f27-left", TOKENS.incrementAndGet());
             connection.commit();
             JdbcFencing.inTransaction(db.dataSource(), new FixedLease("f27-left", TOKENS.incrementAndGet()), c -> 0);
             refusedWrite(
@@ -380,7 +380,7 @@ class FenceEdgesIT {
     }
 
     /**
-     * Item 5: an H2 client with {@code AUTO_RECONNECT=TRUE} whose server restarts gets its session
+     * An H2 client with {@code AUTO_RECONNECT=TRUE} whose server restarts gets its session
      * variables (the mark) replayed into a new session, while transaction numbers start again. A
      * transaction steered to draw the mark's number, with no guard run, is refused. Before the fix
      * the mark (the number alone) let it write.
@@ -409,7 +409,7 @@ class FenceEdgesIT {
             FencedTables.protect(connection, "item");
 
             connection.setAutoCommit(false);
-            FenceGuard.standard().enter(connection, "f27-reconnect", TOKENS.incrementAndGet());
+            Fences.enter(connection, "f27-reconnect", TOKENS.incrementAndGet());
             long marked = Long.parseLong(queryString(statement, "select transaction_id()"));
             connection.commit();
 

@@ -4,9 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.LockException;
 import dev.fencedlock.jdbc.FenceDatabases.Isolation;
-import dev.fencedlock.jdbc.internal.ConcurrencyFailures;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.db.TestDatabase.Kind;
 import java.sql.Connection;
@@ -28,11 +29,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** {@link FenceGuard} on each database: exact names, the missing table, and the refusals that hide behind concurrency failures. */
+/** The fence guard ({@link dev.fencedlock.jdbc.internal.FencedTransaction}) on each database: exact names, the missing table, and the refusals that hide behind concurrency failures. */
 class FenceGuardIT {
     private static final AtomicLong IDS = new AtomicLong();
     private static final FenceDatabases databases = new FenceDatabases("fjgd");
-    private static final FenceGuard GUARD = FenceGuard.standard();
 
     @AfterAll
     static void close() {
@@ -60,7 +60,7 @@ class FenceGuardIT {
                     assertThat(thrown)
                             .as("%s after %s on MariaDB's default collation", pair[1], pair[0])
                             .isInstanceOf(LockException.class)
-                            .isNotInstanceOf(StaleTokenException.class)
+                            .isNotInstanceOf(FenceRefusedException.class)
                             .hasMessageContaining("'" + pair[0] + "'")
                             .hasMessageContaining("'" + pair[1] + "'")
                             .hasMessageContaining("utf8mb4_nopad_bin");
@@ -87,7 +87,7 @@ class FenceGuardIT {
 
             assertThat(JdbcFencingIT.fenceToken(db, "Stock")).isEqualTo(10);
             assertThat(db.queryLong("select count(*) from fencedlock_fence")).isEqualTo(4);
-            assertThatThrownBy(() -> enterAndCommit(db, "stock", 4)).isInstanceOf(StaleTokenException.class);
+            assertThatThrownBy(() -> enterAndCommit(db, "stock", 4)).isInstanceOf(FenceRefusedException.class);
         }
     }
 
@@ -97,7 +97,7 @@ class FenceGuardIT {
         TestDatabase db = databases.get(kind);
         try (Connection connection = db.connection()) {
             connection.setAutoCommit(false);
-            assertThatThrownBy(() -> FenceGuard.inTable("no_such_fence").enter(connection, "lock", 1))
+            assertThatThrownBy(() -> Fences.enter(FenceTable.named("no_such_fence"), connection, "lock", 1))
                     .isInstanceOf(SQLSyntaxErrorException.class)
                     .hasMessageContaining("no_such_fence")
                     .hasMessageContaining("classpath:db/fencedlock/migration");
@@ -113,7 +113,7 @@ class FenceGuardIT {
         db.execute("create table fence_by_hand (lock_name varchar(256) not null, token bigint not null)");
         try (Connection connection = db.connection()) {
             connection.setAutoCommit(false);
-            assertThatThrownBy(() -> FenceGuard.inTable("fence_by_hand").enter(connection, "lock", 1))
+            assertThatThrownBy(() -> Fences.enter(FenceTable.named("fence_by_hand"), connection, "lock", 1))
                     .isInstanceOf(LockException.class)
                     .hasMessageContaining("fence_by_hand")
                     .hasMessageContaining("no primary key")
@@ -129,7 +129,7 @@ class FenceGuardIT {
         try (Connection connection =
                 java.sql.DriverManager.getConnection("jdbc:h2:mem:empty" + IDS.incrementAndGet(), "sa", "")) {
             connection.setAutoCommit(false);
-            assertThatThrownBy(() -> GUARD.enter(connection, "lock", 1))
+            assertThatThrownBy(() -> Fences.enter(connection, "lock", 1))
                     .isInstanceOf(SQLSyntaxErrorException.class)
                     .hasMessageContaining("fencedlock_fence is missing")
                     .hasMessageContaining("classpath:db/fencedlock/migration");
@@ -151,7 +151,7 @@ class FenceGuardIT {
         try (Connection holder = db.connection();
                 Connection waiter = db.connection()) {
             holder.setAutoCommit(false);
-            GUARD.enter(holder, name, 5);
+            Fences.enter(holder, name, 5);
             shortLockTimeout(kind, waiter);
             try {
                 Throwable busy = catchThrowable(() -> JdbcFencing.inTransaction(waiter, shortLease(name, 5), c -> 1));
@@ -160,7 +160,7 @@ class FenceGuardIT {
                         .isInstanceOf(FenceRowBusyException.class)
                         .hasMessageContaining("'" + name + "'")
                         .hasMessageContaining("older transaction");
-                assertThat(busy.getCause()).matches(ConcurrencyFailures::isLockTimeout);
+                assertThat(busy.getCause()).matches(FencedTransaction::isLockTimeout);
                 if (kind == Kind.POSTGRESQL) {
                     assertThat(((FenceRowBusyException) busy).holder())
                             .hasValueSatisfying(
@@ -168,19 +168,19 @@ class FenceGuardIT {
                 }
 
                 holder.commit();
-                GUARD.enter(holder, name, 7);
+                Fences.enter(holder, name, 7);
                 holder.commit();
-                GUARD.enter(holder, name, 7);
+                Fences.enter(holder, name, 7);
 
                 Throwable refusal =
                         catchThrowable(() -> JdbcFencing.inTransaction(waiter, shortLease(name, 6), c -> 1));
-                assertThat(refusal).isInstanceOf(StaleTokenException.class);
-                assertThat(((StaleTokenException) refusal).newerToken()).isEqualTo(7);
-                assertThat(((StaleTokenException) refusal).staleToken()).isEqualTo(6);
+                assertThat(refusal).isInstanceOf(FenceRefusedException.class);
+                assertThat(((FenceRefusedException) refusal).newerToken()).hasValue(7);
+                assertThat(((FenceRefusedException) refusal).token()).isEqualTo(6);
                 assertThat(refusal.getCause())
                         .as("the refusal came from behind the lock timeout")
                         .isNotNull()
-                        .matches(ConcurrencyFailures::isConcurrencyFailure);
+                        .matches(FencedTransaction::isConcurrencyFailure);
                 assertThat(waiter.getAutoCommit()).isTrue();
             } finally {
                 holder.rollback();
@@ -203,20 +203,20 @@ class FenceGuardIT {
         try (Connection newer = db.connection();
                 Connection older = db.connection()) {
             newer.setAutoCommit(false);
-            GUARD.enter(newer, name, 7);
+            Fences.enter(newer, name, 7);
             older.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             CompletableFuture<Integer> attempt = startWaiting(waits, older, lease(name, 6), c -> 1);
             newer.commit();
             Throwable refusal = catchThrowable(() -> attempt.get(60, TimeUnit.SECONDS));
 
-            assertThat(refusal).hasCauseInstanceOf(StaleTokenException.class);
-            StaleTokenException stale = (StaleTokenException) refusal.getCause();
-            assertThat(stale.newerToken()).isEqualTo(7);
+            assertThat(refusal).hasCauseInstanceOf(FenceRefusedException.class);
+            FenceRefusedException stale = (FenceRefusedException) refusal.getCause();
+            assertThat(stale.newerToken()).hasValue(7);
             if (kind == Kind.POSTGRESQL) {
                 assertThat(stale.getCause())
                         .as("PostgreSQL reports a serialization failure first")
                         .isNotNull()
-                        .matches(ConcurrencyFailures::isConcurrencyFailure);
+                        .matches(FencedTransaction::isConcurrencyFailure);
             }
         }
     }
@@ -244,7 +244,7 @@ class FenceGuardIT {
         try (Connection first = db.connection();
                 Connection second = db.connection()) {
             first.setAutoCommit(false);
-            GUARD.enter(first, name, 5);
+            Fences.enter(first, name, 5);
             second.setTransactionIsolation(isolation.level);
             CompletableFuture<Long> attempt = startWaiting(waits, second, lease(name, 5), c -> {
                 long seen = queryLong(c, count);
@@ -266,7 +266,7 @@ class FenceGuardIT {
                         .as("the second failed to serialize")
                         .isInstanceOf(IllegalStateException.class)
                         .cause()
-                        .matches(ConcurrencyFailures::isConcurrencyFailure, "a concurrency failure");
+                        .matches(FencedTransaction::isConcurrencyFailure, "a concurrency failure");
                 assertThat(db.queryLong(count)).isEqualTo(1);
             }
         }
@@ -317,7 +317,7 @@ class FenceGuardIT {
         try (Connection connection = db.connection()) {
             connection.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
             connection.setAutoCommit(false);
-            assertThatThrownBy(() -> GUARD.enter(connection, name, 6))
+            assertThatThrownBy(() -> Fences.enter(connection, name, 6))
                     .isInstanceOf(SQLFeatureNotSupportedException.class)
                     .hasMessageContaining("cannot run at SERIALIZABLE on H2")
                     .hasMessageContaining("REPEATABLE READ")
@@ -353,14 +353,14 @@ class FenceGuardIT {
         enterAndCommit(db, name, 7);
         SQLException serialization = new SQLException("could not serialize", "40001");
         try (Connection connection = db.connection()) {
-            assertThat(GUARD.explain(connection, serialization, name, 6)).hasValueSatisfying(stale -> {
-                assertThat(stale.newerToken()).isEqualTo(7);
+            assertThat(Fences.explain(connection, serialization, name, 6)).hasValueSatisfying(stale -> {
+                assertThat(stale.newerToken()).hasValue(7);
                 assertThat(stale.getCause()).isSameAs(serialization);
             });
-            assertThat(GUARD.explain(connection, serialization, name, 7)).isEmpty();
-            assertThat(GUARD.explain(connection, serialization, "unknown-" + name, 6))
+            assertThat(Fences.explain(connection, serialization, name, 7)).isEmpty();
+            assertThat(Fences.explain(connection, serialization, "unknown-" + name, 6))
                     .isEmpty();
-            assertThat(GUARD.explain(connection, new SQLException("syntax", "42000"), name, 6))
+            assertThat(Fences.explain(connection, new SQLException("syntax", "42000"), name, 6))
                     .isEmpty();
         }
     }
@@ -370,17 +370,17 @@ class FenceGuardIT {
     void enterRefusesBadInputBeforeRunningAnything(Kind kind) throws Exception {
         TestDatabase db = databases.get(kind);
         try (Connection connection = db.connection()) {
-            assertThatThrownBy(() -> GUARD.enter(connection, "lock", 1))
+            assertThatThrownBy(() -> Fences.enter(connection, "lock", 1))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("autocommit off");
             connection.setAutoCommit(false);
-            assertThatThrownBy(() -> GUARD.enter(connection, " ", 1))
+            assertThatThrownBy(() -> Fences.enter(connection, " ", 1))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("lock name");
-            assertThatThrownBy(() -> GUARD.enter(connection, "lock", -1))
+            assertThatThrownBy(() -> Fences.enter(connection, "lock", -1))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("-1");
-            assertThatThrownBy(() -> GUARD.enter(null, "lock", 1))
+            assertThatThrownBy(() -> Fences.enter(null, "lock", 1))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("connection");
             connection.rollback();
@@ -394,7 +394,7 @@ class FenceGuardIT {
         try (Connection connection = db.connection()) {
             connection.setAutoCommit(false);
             try {
-                GUARD.enter(connection, name, token);
+                Fences.enter(connection, name, token);
                 connection.commit();
             } finally {
                 connection.rollback();

@@ -3,15 +3,15 @@ package dev.fencedlock.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
-import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockUnavailableException;
 import dev.fencedlock.jdbc.FenceDatabases.Isolation;
 import dev.fencedlock.jdbc.Schedules.Move;
 import dev.fencedlock.jdbc.Schedules.Step;
-import dev.fencedlock.jdbc.internal.ConcurrencyFailures;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.redlock.RedlockKeys;
 import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.testkit.db.TestDatabase;
@@ -149,7 +149,7 @@ class InterleavingIT {
                     String where = kind + " " + isolation + (seeded ? " row present " : " row absent ") + schedule;
                     checkNoLostUpdate(where, outcome, violations);
                     for (Throwable failure : outcome.failures()) {
-                        if (failure != null && !ConcurrencyFailures.isConcurrencyFailure(failure)) {
+                        if (failure != null && !FencedTransaction.isConcurrencyFailure(failure)) {
                             violations.add(where + ": unexpected " + failure);
                         }
                     }
@@ -284,19 +284,21 @@ class InterleavingIT {
         if (outcome.olderCommitted() && outcome.newerCommitted() && outcome.lastWriter() != outcome.newerToken()) {
             violations.add(where + ": the older token committed after the newer, " + outcome);
         }
-        if (outcome.newerFailure() instanceof StaleTokenException) {
+        if (outcome.newerFailure() instanceof FenceRefusedException refused
+                && refused.reason() == FenceRefusedException.Reason.NEWER_TOKEN_REGISTERED) {
             violations.add(where + ": the newer token was refused, " + outcome);
         }
         Throwable older = outcome.olderFailure();
-        if (older instanceof StaleTokenException refusal
-                && (refusal.newerToken() != outcome.newerToken() || refusal.staleToken() != outcome.olderToken())) {
+        if (older instanceof FenceRefusedException refusal
+                && refusal.reason() == FenceRefusedException.Reason.NEWER_TOKEN_REGISTERED
+                && (refusal.newerToken().orElse(-1) != outcome.newerToken()
+                        || refusal.token() != outcome.olderToken())) {
             violations.add(where + ": the refusal names the wrong tokens, " + outcome);
         }
         for (Throwable failure : outcome.failures()) {
             if (failure != null
-                    && !(failure instanceof StaleTokenException)
-                    && !(failure instanceof LeaseLostException)
-                    && !ConcurrencyFailures.isConcurrencyFailure(failure)) {
+                    && !(failure instanceof FenceRefusedException)
+                    && !FencedTransaction.isConcurrencyFailure(failure)) {
                 violations.add(where + ": unexpected " + failure);
             }
         }

@@ -5,10 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
-import dev.fencedlock.LeaseLostException;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.db.TestDatabase.Kind;
 import java.sql.Connection;
@@ -84,11 +85,11 @@ class JdbcFencingIT {
                 return rows;
             }));
 
-            assertThat(refusal).isInstanceOf(StaleTokenException.class);
-            StaleTokenException stale = (StaleTokenException) refusal;
+            assertThat(refusal).isInstanceOf(FenceRefusedException.class);
+            FenceRefusedException stale = (FenceRefusedException) refusal;
             assertThat(stale.lockName()).isEqualTo(name);
-            assertThat(stale.staleToken()).isEqualTo(older.token());
-            assertThat(stale.newerToken()).isEqualTo(newer.token());
+            assertThat(stale.token()).isEqualTo(older.token());
+            assertThat(stale.newerToken()).hasValue(newer.token());
             assertThat(stale.getMessage()).contains(name, Long.toString(older.token()), Long.toString(newer.token()));
             // PostgreSQL sends the guard with the work's first statement: the refusal surfaces there
             assertThat(ran.get())
@@ -134,9 +135,12 @@ class JdbcFencingIT {
             }));
 
             assertThat(thrown)
-                    .isInstanceOf(LeaseLostException.class)
+                    .isInstanceOfSatisfying(
+                            FenceRefusedException.class,
+                            refused -> assertThat(refused.reason())
+                                    .isEqualTo(FenceRefusedException.Reason.LEASE_NOT_VALID))
                     .hasMessageContaining(lease.lockName())
-                    .hasMessageContaining("before the commit");
+                    .hasMessageContaining("at commit");
             assertThat(counterRow(db, id)).as("nothing kept").isNull();
             assertThat(fenceToken(db, lease.lockName()))
                     .as("the guard rolled back too")
@@ -173,22 +177,21 @@ class JdbcFencingIT {
                 assertThat(idleTimeout(connection)).as("after a failed work").isEqualTo(own);
 
                 assertThatThrownBy(() -> JdbcFencing.inTransaction(connection, new FixedLease(name, 4), c -> 1))
-                        .isInstanceOf(StaleTokenException.class);
+                        .isInstanceOf(FenceRefusedException.class);
                 assertThat(idleTimeout(connection)).as("after a refusal").isEqualTo(own);
 
                 connection.setAutoCommit(false);
                 FixedLease lease = new FixedLease(name, 6, Duration.ofSeconds(10));
-                FenceGuard.standard().enter(connection, lease);
+                FencedTransaction transaction = FencedTransaction.of(FenceTable.standard(), connection, lease);
+                transaction.begin();
                 assertThat(idleTimeout(connection))
-                        .as("the guard alone leaves the session as it was")
-                        .isEqualTo(own);
-                FenceGuard.standard().limitIdle(connection, lease);
-                assertThat(idleTimeout(connection)).isEqualTo(11);
+                        .as("the guard bounds the session's idle time")
+                        .isEqualTo(11);
                 connection.rollback();
-                FenceGuard.standard().afterCompletion(connection);
-                FenceGuard.standard().afterCompletion(connection);
+                transaction.afterCompletion();
+                transaction.afterCompletion();
                 assertThat(idleTimeout(connection))
-                        .as("after the guard and limitIdle used directly, the transaction rolled back")
+                        .as("after the fenced transaction's steps used directly, the transaction rolled back")
                         .isEqualTo(own);
             } finally {
                 connection.setAutoCommit(true);
@@ -220,7 +223,10 @@ class JdbcFencingIT {
         AtomicBoolean ran = new AtomicBoolean();
         try (Connection connection = db.connection()) {
             assertThatThrownBy(() -> JdbcFencing.inTransaction(connection, lease, c -> ran.getAndSet(true)))
-                    .isInstanceOf(LeaseLostException.class)
+                    .isInstanceOfSatisfying(
+                            FenceRefusedException.class,
+                            refused -> assertThat(refused.reason())
+                                    .isEqualTo(FenceRefusedException.Reason.LEASE_NOT_VALID))
                     .hasMessageContaining("nothing was run");
             assertThat(ran).isFalse();
             assertThat(fenceToken(db, lease.lockName())).isNull();
@@ -256,7 +262,7 @@ class JdbcFencingIT {
                     lease,
                     c -> c.prepareStatement("select no_such_column from counter")
                             .executeQuery()));
-            assertThat(thrown).isInstanceOf(SQLException.class).isNotInstanceOf(StaleTokenException.class);
+            assertThat(thrown).isInstanceOf(SQLException.class).isNotInstanceOf(FenceRefusedException.class);
             assertRestored(connection);
 
             assertThat(counterRow(db, id)).as("nothing kept").isNull();

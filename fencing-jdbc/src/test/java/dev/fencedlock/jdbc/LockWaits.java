@@ -1,6 +1,5 @@
 package dev.fencedlock.jdbc;
 
-import dev.fencedlock.jdbc.internal.Database;
 import dev.fencedlock.testkit.db.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -20,12 +19,17 @@ final class LockWaits {
 
     /** The database's id of the session on {@code connection}, for {@link #isWaiting} and {@link #isOpen}. */
     static long sessionId(Connection connection) throws SQLException {
-        String sql = switch (Database.of(connection)) {
-            case H2 -> "select session_id()";
-            case POSTGRESQL -> "select pg_backend_pid()";
-            case MARIADB -> "select connection_id()";
-            case OTHER -> throw new IllegalArgumentException("no session ids on " + connection);
-        };
+        String product = connection.getMetaData().getDatabaseProductName().toLowerCase(java.util.Locale.ROOT);
+        String sql;
+        if (product.contains("h2")) {
+            sql = "select session_id()";
+        } else if (product.contains("postgres")) {
+            sql = "select pg_backend_pid()";
+        } else if (product.contains("mariadb") || product.contains("mysql")) {
+            sql = "select connection_id()";
+        } else {
+            throw new IllegalArgumentException("no session ids on " + connection);
+        }
         try (PreparedStatement statement = connection.prepareStatement(sql);
                 ResultSet rows = statement.executeQuery()) {
             rows.next();

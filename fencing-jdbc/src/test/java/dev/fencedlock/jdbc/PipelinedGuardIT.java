@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.testkit.db.PostgresRoundTrips;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.db.TestDatabase.Kind;
@@ -84,7 +85,7 @@ class PipelinedGuardIT {
                     }));
 
             assertThat(thrown)
-                    .isInstanceOf(StaleTokenException.class)
+                    .isInstanceOf(FenceRefusedException.class)
                     .hasMessageContaining(name)
                     .hasMessageContaining(Long.toString(newer - 1))
                     .hasMessageContaining(Long.toString(newer));
@@ -108,7 +109,7 @@ class PipelinedGuardIT {
             warmUp(connection, sequence);
             JdbcFencing.inTransaction(connection, new FixedLease(name, token), c -> 0);
             holder.setAutoCommit(false);
-            FenceGuard.standard().enter(holder, name, token + 1);
+            Fences.enter(holder, name, token + 1);
             long before = sequenceValue(sequence);
             try {
                 Throwable thrown = catchThrowable(() -> JdbcFencing.inTransaction(
@@ -196,7 +197,7 @@ class PipelinedGuardIT {
             JdbcFencing.inTransaction(connection, new FixedLease(name, newer), c -> 0);
 
             assertThatThrownBy(() -> JdbcFencing.inTransaction(connection, new FixedLease(name, newer - 1), c -> 0))
-                    .isInstanceOf(StaleTokenException.class);
+                    .isInstanceOf(FenceRefusedException.class);
             JdbcFencing.inTransaction(connection, new FixedLease(name, newer + 1), c -> 0);
             assertThat(fenceToken(name)).as("an empty work registers its token").isEqualTo(newer + 1);
         }
@@ -330,7 +331,7 @@ class PipelinedGuardIT {
                         c.setSavepoint();
                         return update(c, "update item set quantity = 13 where id = ?", id);
                     }))
-                    .isInstanceOf(StaleTokenException.class);
+                    .isInstanceOf(FenceRefusedException.class);
             assertThatThrownBy(() -> JdbcFencing.inTransaction(connection, new FixedLease(name, newer - 1), c -> {
                         try (PreparedStatement select = c.prepareStatement("select quantity from item where id = ?")) {
                             select.setFetchSize(1);
@@ -339,7 +340,7 @@ class PipelinedGuardIT {
                         }
                         return update(c, "update item set quantity = 14 where id = ?", id);
                     }))
-                    .isInstanceOf(StaleTokenException.class);
+                    .isInstanceOf(FenceRefusedException.class);
             assertThat(db.queryLong("select quantity from item where id = ?", id))
                     .isEqualTo(12);
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.db.TestDatabase.Kind;
 import java.io.File;
@@ -52,7 +53,7 @@ class ProtectedTablesIT {
     }
 
     /**
-     * The statements a client-side SQL inspector could not read (issue 19, item 1 and 2): each runs
+     * The statements a client-side SQL inspector could not read: each runs
      * unfenced and is refused by the database, naming the table; nothing changes.
      */
     @ParameterizedTest
@@ -77,7 +78,7 @@ class ProtectedTablesIT {
         } else if (kind == Kind.H2) {
             writes.addAll(List.of("merge into item key (id) values (1, 5)", "update \"ITEM\" set quantity = 0"));
         } else {
-            // issue 27, item 6: what fencing-jpa's client-side check let through on MariaDB
+            // What fencing-jpa's client-side check let through on MariaDB
             writes.addAll(List.of(
                     "/*!update item set quantity = 0*/",
                     "/*M!100000 update item set quantity = 0*/",
@@ -142,8 +143,8 @@ class ProtectedTablesIT {
         JdbcFencing.inTransaction(db.dataSource(), new FixedLease("stock", newer), c -> 1);
         try (Connection connection = db.connection()) {
             connection.setAutoCommit(false);
-            assertThatThrownBy(() -> FenceGuard.standard().enter(connection, "stock", newer - 5))
-                    .isInstanceOf(StaleTokenException.class);
+            assertThatThrownBy(() -> Fences.enter(connection, "stock", newer - 5))
+                    .isInstanceOf(FenceRefusedException.class);
             assertRefusedInTransaction(connection, "delete from item", "after the refused guard");
         }
         assertThat(db.queryLong("select count(*) from item")).isEqualTo(2);

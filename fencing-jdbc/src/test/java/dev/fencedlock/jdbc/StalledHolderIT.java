@@ -3,8 +3,8 @@ package dev.fencedlock.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.fencedlock.LeaseLostException;
-import dev.fencedlock.jdbc.internal.GuardStatements;
+import dev.fencedlock.FenceRefusedException;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.db.TestDatabase.Kind;
 import dev.fencedlock.testkit.process.ProcessSignals;
@@ -91,16 +91,16 @@ class StalledHolderIT {
             System.out.printf(
                     "%s: stalled holder (lease %d ms, idle grace %d ms) stopped; the next holder committed %d ms "
                             + "after the stop; the continued stalled holder got: %s%n",
-                    kind, LEASE.toMillis(), GuardStatements.IDLE_GRACE.toMillis(), afterStall.toMillis(), late);
+                    kind, LEASE.toMillis(), FencedTransaction.IDLE_GRACE.toMillis(), afterStall.toMillis(), late);
             assertThat(afterStall)
                     .as("the next holder went on within the stalled lease, the grace and a generous slack")
-                    .isLessThan(LEASE.plus(GuardStatements.IDLE_GRACE).plus(SLACK));
+                    .isLessThan(LEASE.plus(FencedTransaction.IDLE_GRACE).plus(SLACK));
             assertThat(late)
                     .as("the continued holder is told, not hung")
-                    .startsWith("FAILED " + LeaseLostException.class.getName())
-                    .contains("the database ended the transaction");
+                    .startsWith("FAILED " + FenceRefusedException.class.getName())
+                    .contains("ended by the database");
             if (kind == Kind.POSTGRESQL) {
-                assertThat(late).contains("SQLState " + FenceGuard.IDLE_TIMEOUT_STATE + ":");
+                assertThat(late).contains("SQLState 25P03:");
             } else {
                 assertThat(late).containsPattern("SQLState 08\\w{3}:");
             }
@@ -168,8 +168,8 @@ class StalledHolderIT {
                     TestDatabase.H2_LOCK_TIMEOUT_MILLIS, waited.toMillis(), late);
             assertThat(late)
                     .as("the continued holder's lease ran out while it was stopped")
-                    .startsWith("FAILED " + LeaseLostException.class.getName())
-                    .contains("before the commit");
+                    .startsWith("FAILED " + FenceRefusedException.class.getName())
+                    .contains("at commit");
             assertThat(writer(db)).as("the stalled holder's write never landed").isEqualTo("next");
             sessions.assertGone(before, stalledSession, nextSession);
         }
@@ -180,7 +180,7 @@ class StalledHolderIT {
         db.execute("create table stalled_write (id bigint primary key, writer varchar(20) not null)");
         db.execute("insert into stalled_write values (1, 'none')");
         // as after any earlier transaction of the lock: the stalled holder's guard updates the row
-        db.execute("insert into " + FenceGuard.DEFAULT_TABLE + " (lock_name, token) values (?, ?)", lock(kind), 1L);
+        db.execute("insert into " + FenceTable.DEFAULT_NAME + " (lock_name, token) values (?, ?)", lock(kind), 1L);
         return db;
     }
 

@@ -2,8 +2,7 @@ package dev.fencedlock.jpa;
 
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
-import dev.fencedlock.jpa.internal.FencedBulk;
-import dev.fencedlock.jpa.internal.LeaseBinding;
+import dev.fencedlock.jpa.internal.JpaFence;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.EntityTransaction;
@@ -36,8 +35,8 @@ import java.util.function.Function;
  * }
  * }</pre>
  *
- * <p>A transaction begun while a lease is bound runs the fence guard ({@code fencing-jdbc}'s
- * {@link dev.fencedlock.jdbc.FenceGuard}) as its first statement: the lock's transactions then run
+ * <p>A transaction begun while a lease is bound runs the fence guard ({@code fencing-jdbc}'s fence
+ * row, docs/fencing.md) as its first statement: the lock's transactions then run
  * one at a time in token order, and one with an older token than a registered one is refused at
  * {@code begin()}, or on PostgreSQL, where the guard travels in one round trip with the
  * transaction's first statement, at that statement (the transaction is then marked for rollback).
@@ -68,12 +67,12 @@ public final class Fencing {
         if (lease == null) {
             throw new IllegalArgumentException("lease must not be null");
         }
-        return new FencingScope(LeaseBinding.push(lease));
+        return new FencingScope(lease, JpaFence.bind(lease));
     }
 
     /** The lease bound to the current thread (the innermost one), empty if none. */
     public static Optional<Lease> currentLease() {
-        return LeaseBinding.current();
+        return JpaFence.currentLease();
     }
 
     /**
@@ -143,7 +142,7 @@ public final class Fencing {
      */
     public static <T> int fencedUpdate(
             EntityManager em, Class<T> type, Restriction<T> where, Assignments<T> assignments) {
-        return FencedBulk.update(em, type, where, assignments);
+        return JpaFence.bulkUpdate(em, type, where, assignments);
     }
 
     /**
@@ -155,7 +154,7 @@ public final class Fencing {
      * @return the number of rows deleted
      */
     public static <T> int fencedDelete(EntityManager em, Class<T> type, Restriction<T> where) {
-        return FencedBulk.delete(em, type, where);
+        return JpaFence.bulkDelete(em, type, where);
     }
 
     /** Selects the rows of a fenced bulk statement. */

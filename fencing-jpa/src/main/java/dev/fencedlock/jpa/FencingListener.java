@@ -1,6 +1,6 @@
 package dev.fencedlock.jpa;
 
-import dev.fencedlock.jpa.internal.Stamping;
+import dev.fencedlock.jpa.internal.JpaFence;
 import jakarta.persistence.PrePersist;
 import jakarta.persistence.PreRemove;
 import jakarta.persistence.PreUpdate;
@@ -23,16 +23,16 @@ public class FencingListener {
 
     @PrePersist
     void beforeInsert(Object entity) {
-        Stamping.beforeInsert(entity);
+        JpaFence.beforeInsert(entity);
     }
 
     @PreUpdate
     void beforeUpdate(Object entity) {
-        Stamping.beforeUpdate(entity);
+        JpaFence.beforeUpdate(entity);
     }
 
     @PreRemove
     void beforeRemove(Object entity) {
-        Stamping.beforeRemove(entity);
+        JpaFence.beforeRemove(entity);
     }
 }

@@ -1,7 +1,6 @@
 package dev.fencedlock.jpa;
 
 import dev.fencedlock.Lease;
-import dev.fencedlock.jpa.internal.LeaseBinding;
 
 /**
  * A lease bound to the current thread by {@link Fencing#bind(Lease)}, until {@link #close()}.
@@ -20,16 +19,18 @@ import dev.fencedlock.jpa.internal.LeaseBinding;
  * <p>Not thread-safe: a scope belongs to the thread that opened it.
  */
 public final class FencingScope implements AutoCloseable {
-    private final LeaseBinding.Frame frame;
+    private final Lease lease;
+    private final Runnable unbind;
     private boolean closed;
 
-    FencingScope(LeaseBinding.Frame frame) {
-        this.frame = frame;
+    FencingScope(Lease lease, Runnable unbind) {
+        this.lease = lease;
+        this.unbind = unbind;
     }
 
     /** The bound lease. */
     public Lease lease() {
-        return frame.lease();
+        return lease;
     }
 
     /**
@@ -45,7 +46,7 @@ public final class FencingScope implements AutoCloseable {
         if (closed) {
             return;
         }
-        LeaseBinding.pop(frame);
+        unbind.run();
         closed = true;
     }
 }

@@ -36,7 +36,7 @@ public final class FencingSettings {
     public static final String LOCK_FENCE_TABLE = "fencedlock.jpa.lock-fence-table";
 
     /** The default of {@link #LOCK_FENCE_TABLE}. */
-    public static final String DEFAULT_LOCK_FENCE_TABLE = dev.fencedlock.jdbc.FenceGuard.DEFAULT_TABLE;
+    public static final String DEFAULT_LOCK_FENCE_TABLE = dev.fencedlock.jdbc.FenceTable.DEFAULT_NAME;
 
     /**
      * What the start of the {@code EntityManagerFactory} does about fenced tables (the tables of

@@ -7,7 +7,7 @@ import jakarta.persistence.Version;
 import org.hibernate.annotations.DynamicUpdate;
 
 /**
- * A fenced entity with dynamic updates, which {@code FencingIntegratorIT} runs through Hibernate's
+ * A fenced entity with dynamic updates, which {@code FencingIntegratorTest} runs through Hibernate's
  * bytecode enhancer before the persistence unit sees it.
  */
 @Entity

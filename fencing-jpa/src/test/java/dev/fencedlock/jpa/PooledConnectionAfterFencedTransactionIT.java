@@ -10,7 +10,6 @@ import ch.qos.logback.core.read.ListAppender;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
-import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.jdbc.FencedTables;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.local.LocalLockFaults;
@@ -44,7 +43,7 @@ import org.slf4j.LoggerFactory;
 /**
  * What a fenced JPA transaction leaves on its pooled connection: nothing that lets the
  * connection's next, unfenced transaction write a protected table. On MariaDB the guard's mark is
- * a session variable, so fencing-jpa must clear it ({@link FenceGuard#afterCompletion}) before the
+ * a session variable, so fencing-jpa must clear it (fencing-jdbc's {@code FencedTransaction#afterCompletion}) before the
  * connection goes back to the pool; on PostgreSQL and H2 the mark ends with the transaction. Each
  * pool here has exactly one connection, so the unfenced transaction after the fenced one runs on
  * the very connection the fenced one used.
@@ -177,18 +176,17 @@ class PooledConnectionAfterFencedTransactionIT {
         assertUnfencedUpdateRefused(f, f.heldPool, 4L, 49);
     }
 
-    /** A session setting a fenced transaction changed for its sake is back at the session's value after it. */
+    /**
+     * The idle bound a fenced transaction sets on MariaDB's session (the lease's remaining time plus
+     * the grace) is back at the session's value after it.
+     */
     @Test
     void theIdleTimeoutALeaseSetIsPutBackAfterTheTransaction() throws Exception {
         Fixture f = fixture(TestDatabase.Kind.MARIADB);
         long before = idleTimeout(f.pool);
         long[] during = new long[1];
         Throwable failure = fencedCommit(
-                f,
-                (em, lease) -> em.unwrap(Session.class).doWork(c -> {
-                    FenceGuard.standard().limitIdle(c, lease);
-                    during[0] = queryLong(c, IDLE_TIMEOUT);
-                }));
+                f, (em, lease) -> em.unwrap(Session.class).doWork(c -> during[0] = queryLong(c, IDLE_TIMEOUT)));
         assertThat(failure).isNull();
         assertThat(during[0]).as("idle timeout inside the fenced transaction").isNotEqualTo(before);
         assertThat(idleTimeout(f.pool)).as("idle timeout after it").isEqualTo(before);

@@ -3,7 +3,7 @@ package dev.fencedlock.jpa;
 import dev.fencedlock.testkit.db.TestDatabase;
 
 /** The interleavings of two fenced transactions on PostgreSql. */
-class PostgreSqlInterleavingIT extends AbstractInterleavingIT {
+class PostgreSqlInterleavingIT extends InterleavingContract {
     @Override
     protected TestDatabase.Kind kind() {
         return TestDatabase.Kind.POSTGRESQL;

@@ -3,12 +3,13 @@ package dev.fencedlock.jpa;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.fencedlock.FenceRefusedException;
+import dev.fencedlock.FenceRefusedException.Reason;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
-import dev.fencedlock.jdbc.FenceGuard;
 import dev.fencedlock.jdbc.FenceRowBusyException;
-import dev.fencedlock.jdbc.StaleTokenException;
-import dev.fencedlock.jpa.StaleFencingTokenException.Reason;
+import dev.fencedlock.jdbc.FenceTable;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.testkit.db.PostgresRoundTrips;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.local.LocalLockFaults;
@@ -75,13 +76,13 @@ class PostgreSqlPipelinedGuardIT {
             long before = sequenceValue(sequence);
 
             inOpenTransaction(older, em -> {
-                StaleFencingTokenException refused = AbstractFencedWriteIT.stale(
+                StaleFencingTokenException refused = FencedWriteContract.stale(
                         () -> em.createNativeQuery("select nextval('" + sequence + "')")
                                 .getSingleResult(),
-                        Reason.NEWER_HOLDER_WROTE);
-                assertThat(refused.staleToken()).isEqualTo(older.token());
+                        Reason.NEWER_TOKEN_REGISTERED);
+                assertThat(refused.token()).isEqualTo(older.token());
                 assertThat(refused.newerToken()).hasValue(newer);
-                assertThat(refused.getCause()).isInstanceOf(StaleTokenException.class);
+                assertThat(refused.getCause()).isInstanceOf(FenceRefusedException.class);
                 assertThat(em.getTransaction().getRollbackOnly())
                         .as("marked for rollback")
                         .isTrue();
@@ -108,8 +109,8 @@ class PostgreSqlPipelinedGuardIT {
 
             inOpenTransaction(
                     older,
-                    em -> AbstractFencedWriteIT.stale(
-                            () -> em.persist(new Ticket("stale")), Reason.NEWER_HOLDER_WROTE));
+                    em -> FencedWriteContract.stale(
+                            () -> em.persist(new Ticket("stale")), Reason.NEWER_TOKEN_REGISTERED));
 
             assertThat(sequenceValue("ticket_seq")).as("nextval never ran").isEqualTo(before);
             assertThat(db.queryLong("select count(*) from ticket")).isEqualTo(tickets);
@@ -133,10 +134,10 @@ class PostgreSqlPipelinedGuardIT {
             inOpenTransaction(
                     ownPool,
                     older,
-                    em -> AbstractFencedWriteIT.stale(
+                    em -> FencedWriteContract.stale(
                             () -> em.createNativeQuery("select nextval('" + sequence + "')")
                                     .getSingleResult(),
-                            Reason.NEWER_HOLDER_WROTE));
+                            Reason.NEWER_TOKEN_REGISTERED));
             assertThat(sequenceValue(sequence))
                     .as("the first statement never ran")
                     .isEqualTo(before);
@@ -151,7 +152,8 @@ class PostgreSqlPipelinedGuardIT {
         try (Connection holder = db.connection();
                 Lease lease = lock.acquire(WAIT, Duration.ofSeconds(1))) {
             holder.setAutoCommit(false);
-            FenceGuard.standard().enter(holder, lock.name(), lease.token());
+            FencedTransaction.of(FenceTable.standard(), holder, lock.name(), lease.token(), null)
+                    .begin();
             long before = sequenceValue(sequence);
             try {
                 inOpenTransaction(lease, em -> {
@@ -190,7 +192,7 @@ class PostgreSqlPipelinedGuardIT {
                             () -> em.createNativeQuery("select nextval('" + db.schema() + "." + sequence + "')")
                                     .getSingleResult());
                     assertThat(failure).isInstanceOf(PersistenceException.class);
-                    assertThat(AbstractFencedWriteIT.rootMessages(failure))
+                    assertThat(FencedWriteContract.rootMessages(failure))
                             .contains("fence table fencedlock_fence is missing")
                             .contains("classpath:db/fencedlock/migration");
                 });
@@ -229,7 +231,7 @@ class PostgreSqlPipelinedGuardIT {
             EntityManager em = emf.createEntityManager();
             try (FencingScope scope = Fencing.bind(older)) {
                 em.getTransaction().begin();
-                AbstractFencedWriteIT.stale(() -> em.getTransaction().commit(), Reason.NEWER_HOLDER_WROTE);
+                FencedWriteContract.stale(() -> em.getTransaction().commit(), Reason.NEWER_TOKEN_REGISTERED);
                 assertThat(em.getTransaction().isActive()).isFalse();
             } finally {
                 em.close();

@@ -1,9 +1,10 @@
 package dev.fencedlock.examples.inventory;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
-import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.jdbc.JdbcFencing;
 import dev.fencedlock.jpa.Fencing;
 import dev.fencedlock.jpa.FencingScope;
 import dev.fencedlock.jpa.StaleFencingTokenException;
@@ -82,11 +83,11 @@ final class OrderPlacer {
             rollBackAfter(transaction, e);
             Optional<StaleFencingTokenException> refusal = StaleFencingTokenException.findIn(e);
             if (refusal.isPresent()) {
-                return refusal.get().reason() == StaleFencingTokenException.Reason.LEASE_NOT_VALID
+                return refusal.get().reason() == FenceRefusedException.Reason.LEASE_NOT_VALID
                         ? OrderOutcome.REFUSED_LEASE_INVALID
                         : OrderOutcome.REFUSED_BY_DATABASE;
             }
-            if (FenceGuard.endedForIdling(e)) {
+            if (JdbcFencing.endedForIdling(e)) {
                 return OrderOutcome.REFUSED_LEASE_INVALID;
             }
             throw e;

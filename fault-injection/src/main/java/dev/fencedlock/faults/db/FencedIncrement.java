@@ -3,7 +3,7 @@ package dev.fencedlock.faults.db;
 import dev.fencedlock.Lease;
 import dev.fencedlock.faults.history.FencedWrite;
 import dev.fencedlock.faults.history.WriteOutcome;
-import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.jdbc.JdbcFencing;
 import dev.fencedlock.jpa.Fencing;
 import dev.fencedlock.jpa.FencingScope;
 import dev.fencedlock.jpa.StaleFencingTokenException;
@@ -23,7 +23,7 @@ import java.util.function.LongSupplier;
 public final class FencedIncrement implements AutoCloseable {
     /**
      * The detail of a write refused because the database ended its transaction for sitting idle
-     * past its lease ({@link FenceGuard#endedForIdling}).
+     * past its lease ({@link JdbcFencing#endedForIdling}).
      */
     public static final String ENDED_FOR_IDLING = "ENDED_FOR_IDLING";
 
@@ -130,7 +130,7 @@ public final class FencedIncrement implements AutoCloseable {
                     stale.get().reason().name(),
                     at);
         }
-        if (FenceGuard.endedForIdling(e)) {
+        if (JdbcFencing.endedForIdling(e)) {
             return new FencedWrite(
                     counterName, client, attempt, token, WriteOutcome.REFUSED_STALE, ENDED_FOR_IDLING, at);
         }

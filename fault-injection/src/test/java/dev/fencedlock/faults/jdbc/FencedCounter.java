@@ -1,7 +1,8 @@
 package dev.fencedlock.faults.jdbc;
 
-import dev.fencedlock.jdbc.FenceGuard;
-import dev.fencedlock.jdbc.StaleTokenException;
+import dev.fencedlock.FenceRefusedException;
+import dev.fencedlock.jdbc.FenceTable;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -11,7 +12,7 @@ import javax.sql.DataSource;
 
 /**
  * A counter in the same database as the lock table, written only in fenced transactions: the
- * first statement is {@code fencing-jdbc}'s {@link FenceGuard#enter}, which refuses a token below
+ * first statement is {@code fencing-jdbc}'s fence guard ({@link FencedTransaction#begin}), which refuses a token below
  * one the lock's fence row has already seen. Thread-safe.
  */
 final class FencedCounter {
@@ -45,12 +46,13 @@ final class FencedCounter {
             connection.setAutoCommit(false);
             try (PreparedStatement update = connection.prepareStatement(
                     "UPDATE fenced_counter SET counter_value = counter_value + 1 WHERE name = ?")) {
-                FenceGuard.standard().enter(connection, lockName, token);
+                FencedTransaction.of(FenceTable.standard(), connection, lockName, token, null)
+                        .begin();
                 update.setString(1, lockName);
                 update.executeUpdate();
                 connection.commit();
                 return true;
-            } catch (StaleTokenException refused) {
+            } catch (FenceRefusedException refused) {
                 connection.rollback();
                 return false;
             } catch (SQLException | RuntimeException e) {

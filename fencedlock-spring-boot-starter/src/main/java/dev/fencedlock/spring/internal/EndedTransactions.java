@@ -1,8 +1,8 @@
 package dev.fencedlock.spring.internal;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
-import dev.fencedlock.jdbc.FenceGuard;
-import dev.fencedlock.jdbc.internal.GuardStatements;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.spring.FencedWriteRefusedException;
 import java.sql.SQLException;
 import java.util.IdentityHashMap;
@@ -12,11 +12,12 @@ import java.util.Optional;
 /**
  * Recognises a fenced transaction that the database ended because its holder stalled inside it past
  * the bound the fence guard set (the lease's remaining time when the transaction began plus a
- * grace): PostgreSQL ends the session with SQLState {@code 25P03} ({@link FenceGuard#endedForIdling})
+ * grace): PostgreSQL ends the session with SQLState {@code 25P03} ({@link FencedTransaction#endedForIdling})
  * and the driver reports a closed connection (SQLState class {@code 08}) from then on; MariaDB
  * closes the connection (class {@code 08}). Such a transaction was rolled back by the server and
  * nothing of it was committed: a refused stale write, stated as {@link FencedWriteRefusedException}
- * with the database's failure as its cause.
+ * over the core refusal ({@link FenceRefusedException.Reason#ENDED_BY_DATABASE}), whose cause is the
+ * database's failure.
  *
  * <p>A closed connection counts only when the lease is no longer valid and no commit was sent:
  * otherwise it may be a network failure, and a failed commit's outcome may be in doubt. {@code
@@ -58,17 +59,16 @@ final class EndedTransactions {
 
     private static FencedWriteRefusedException refusal(
             Lease lease, String what, Throwable cause, Optional<RuntimeException> commitFailure) {
-        FencedWriteRefusedException refusal = new FencedWriteRefusedException(
-                "The fenced transaction of lock '" + lease.lockName() + "' with token " + lease.token()
-                        + " was ended by the database: its holder stalled inside it past the lease (the database"
-                        + " ends a fenced transaction idle longer than the lease's remaining time when it began"
-                        + " plus " + GuardStatements.IDLE_GRACE.toSeconds()
-                        + " s, which frees the fence row for the next holder); nothing of it was committed (" + what
-                        + ")",
+        FencedWriteRefusedException refusal = new FencedWriteRefusedException(new FenceRefusedException(
+                FenceRefusedException.Reason.ENDED_BY_DATABASE,
                 lease.lockName(),
                 lease.token(),
                 null,
-                cause);
+                "the database ends a fenced transaction idle longer than the lease's remaining time when it"
+                        + " began plus " + FencedTransaction.IDLE_GRACE.toSeconds()
+                        + " s, which frees the fence row for the next holder; nothing of it was committed (" + what
+                        + ")",
+                cause));
         commitFailure.filter(failure -> failure != cause).ifPresent(refusal::addSuppressed);
         return refusal;
     }
@@ -78,7 +78,7 @@ final class EndedTransactions {
         SQLException closed = null;
         for (Throwable t = failure; t != null && seen.put(t, Boolean.TRUE) == null; t = t.getCause()) {
             if (t instanceof SQLException sql) {
-                if (FenceGuard.endedForIdling(sql)) {
+                if (FencedTransaction.endedForIdling(sql)) {
                     return Optional.of(sql);
                 }
                 String state = sql.getSQLState();

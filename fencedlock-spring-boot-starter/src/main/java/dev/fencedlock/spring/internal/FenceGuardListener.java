@@ -1,10 +1,11 @@
 package dev.fencedlock.spring.internal;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
-import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.LockException;
 import dev.fencedlock.jdbc.FenceRowBusyException;
-import dev.fencedlock.jdbc.StaleTokenException;
-import dev.fencedlock.jdbc.internal.ConcurrencyFailures;
+import dev.fencedlock.jdbc.FenceTable;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.spring.FencedWriteRefusedException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -22,23 +23,24 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 
 /**
  * Fences every transaction that begins while a locked call runs on the thread, on one transaction
- * manager:
+ * manager: a thin adapter that runs fencing-jdbc's {@link FencedTransaction} steps at Spring's
+ * transaction callbacks and states their refusals as Spring exceptions.
  *
  * <ol>
- *   <li>right after the transaction began, and before the caller's first statement, the fence
- *       row's {@link FenceGuard#enter guard} runs on the transaction's connection (for a JPA
- *       transaction manager the JDBC connection it exposes, which the session and {@code
- *       JdbcTemplate} share). Once per transaction: where fencing-jpa's own guard already holds
- *       the row for the same lease on that connection (it runs when a JPA transaction begins, or
- *       on PostgreSQL waits for the first statement, and then runs here, alone), it is not
- *       repeated;
- *   <li>a refusal, or any failure of the guard, rolls the transaction back at once and is thrown
- *       from the transaction's begin, so the method body never runs;
- *   <li>the guard also bounds how long the transaction may sit idle (the lease's remaining time plus
- *       a grace; PostgreSQL with the guard's statement, MariaDB with {@link FenceGuard#limitIdle},
- *       given back after the transaction), so the database ends a holder that stalls inside it;
- *   <li>before commit, the transaction is flushed and the lease must still be valid ({@link
- *       LeaseCommitCheck});
+ *   <li>right after the transaction began, and before the caller's first statement, {@link
+ *       FencedTransaction#begin} on the transaction's connection (for a JPA transaction manager the
+ *       JDBC connection it exposes, which the session and {@code JdbcTemplate} share): the lease
+ *       must be valid, then the guard, which also bounds how long the transaction may sit idle (the
+ *       lease's remaining time plus a grace, put back after the transaction), so the database ends
+ *       a holder that stalls inside it. Once per transaction: where fencing-jpa began the same
+ *       steps for the same lease on that connection (when a JPA transaction begins; on PostgreSQL
+ *       its guard waits for the first statement and then runs here, alone), they are not repeated;
+ *   <li>a lease that is no longer valid when the transaction begins, a refusal, or any failure of
+ *       the guard rolls the transaction back at once and is thrown from the transaction's begin, as
+ *       {@link FencedWriteRefusedException} with the core refusal as its cause, so the method body
+ *       never runs;
+ *   <li>before commit, the transaction is flushed and the lease must still be valid, and after it
+ *       the session is put back ({@link LeaseCommitCheck});
  *   <li>a rollback that fails because the database had ended the transaction is rethrown as the
  *       refusal it stands for ({@link #afterRollback}).
  * </ol>
@@ -53,16 +55,16 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 public final class FenceGuardListener implements TransactionExecutionListener {
     private final PlatformTransactionManager transactionManager;
     private final DataSource dataSource;
-    private final FenceGuard guard;
+    private final FenceTable table;
 
     /**
      * @param dataSource the data source whose connection the transaction manager binds; null when
      *     it exposes none, which refuses every fenced transaction on it
      */
-    public FenceGuardListener(PlatformTransactionManager transactionManager, DataSource dataSource, FenceGuard guard) {
+    public FenceGuardListener(PlatformTransactionManager transactionManager, DataSource dataSource, FenceTable table) {
         this.transactionManager = transactionManager;
         this.dataSource = dataSource;
-        this.guard = guard;
+        this.table = table;
     }
 
     /**
@@ -137,10 +139,10 @@ public final class FenceGuardListener implements TransactionExecutionListener {
                             + " exposes no JDBC DataSource, so its transactions cannot be fenced for lock '"
                             + lease.lockName() + "'"));
         }
-        Connection connection = enter(transaction, lease);
+        FencedTransaction fenced = enter(transaction, lease);
         active.transactionOpened();
         TransactionSynchronizationManager.registerSynchronization(
-                new LeaseCommitCheck(active, (TransactionStatus) transaction, guard, connection));
+                new LeaseCommitCheck(active, (TransactionStatus) transaction, fenced));
     }
 
     /**
@@ -165,12 +167,11 @@ public final class FenceGuardListener implements TransactionExecutionListener {
         Optional<FencedWriteRefusedException> refusal = EndedTransactions.afterFailedRollback(active, rollbackFailure);
         if (refusal.isEmpty() && active.refusalAtCommit().isPresent()) {
             FencedWriteRefusedException atCommit = active.refusalAtCommit().get();
-            refusal = Optional.of(new FencedWriteRefusedException(
+            FencedWriteRefusedException rethrown = new FencedWriteRefusedException(
                     atCommit.getMessage() + " (the rollback failed too: " + rollbackFailure.getMessage() + ")",
-                    atCommit.lockName(),
-                    atCommit.staleToken(),
-                    null,
-                    rollbackFailure));
+                    atCommit.refusal());
+            rethrown.addSuppressed(rollbackFailure);
+            refusal = Optional.of(rethrown);
         }
         if (refusal.isPresent()) {
             throw refusal.get();
@@ -178,27 +179,35 @@ public final class FenceGuardListener implements TransactionExecutionListener {
     }
 
     /**
-     * Runs the guard on the transaction's connection and bounds how long the transaction may sit
-     * idle (MariaDB; PostgreSQL's bound comes with the guard), so that the database ends a stalled
-     * holder's transaction and frees the fence row.
+     * Begins the fenced transaction on the transaction's connection ({@link FencedTransaction#begin}:
+     * the lease check, the guard, the idle bound that lets the database end a stalled holder's
+     * transaction), or, where fencing-jpa began it for the same lease on that connection, runs its
+     * guard now if it still waits for the first statement.
      */
-    private Connection enter(TransactionExecution transaction, Lease lease) {
+    private FencedTransaction enter(TransactionExecution transaction, Lease lease) {
         Connection connection = DataSourceUtils.getConnection(dataSource);
         LockedObservations.Step step = ActiveLease.current()
                 .map(ActiveLease::observations)
                 .orElse(LockedObservations.NONE)
                 .start(LockedObservations.GUARD, lease.lockName())
                 .highCardinality(LockedObservations.TOKEN, Long.toString(lease.token()));
+        FencedTransaction fenced = null;
         try {
-            if (!JpaBinding.PRESENT || !JpaBinding.holdsFenceRow(connection, guard, lease)) {
-                guard.enter(connection, lease);
+            Optional<FencedTransaction> jpa =
+                    JpaBinding.PRESENT ? JpaBinding.fenceOf(connection, table, lease) : Optional.empty();
+            if (jpa.isPresent()) {
+                fenced = jpa.get();
+                fenced.enterNow();
+            } else {
+                fenced = FencedTransaction.of(table, connection, lease);
+                fenced.begin();
             }
-            guard.limitIdle(connection, lease);
-            return connection;
-        } catch (StaleTokenException refused) {
-            throw abandon(transaction, observed(step, refusal(refused)));
+            return fenced;
+        } catch (FenceRefusedException refused) {
+            throw abandon(transaction, observed(step, new FencedWriteRefusedException(refused)));
         } catch (SQLException failure) {
-            throw abandon(transaction, observed(step, translate(connection, failure, lease)));
+            FencedTransaction failed = fenced != null ? fenced : FencedTransaction.of(table, connection, lease);
+            throw abandon(transaction, observed(step, translate(failed, connection, failure, lease)));
         } catch (RuntimeException failure) {
             // fencing-jpa's own guard, which on PostgreSQL waits for the connection's first use, fails here
             RuntimeException translated = concurrencyFailure(failure, lease.lockName())
@@ -221,23 +230,22 @@ public final class FenceGuardListener implements TransactionExecutionListener {
      * serialization failure) as {@link ConcurrencyFailureException}, so that retry policies keyed
      * on Spring's concurrency exceptions retry them; anything else as a resource failure.
      */
-    private RuntimeException translate(Connection connection, SQLException failure, Lease lease) {
+    private RuntimeException translate(
+            FencedTransaction fenced, Connection connection, SQLException failure, Lease lease) {
         try {
             connection.rollback();
-            Optional<StaleTokenException> hidden = guard.explain(connection, failure, lease.lockName(), lease.token());
-            if (hidden.isPresent()) {
-                return refusal(hidden.get());
+            Optional<LockException> explained = fenced.explain(failure);
+            if (explained.isPresent() && explained.get() instanceof FenceRefusedException hidden) {
+                return new FencedWriteRefusedException(hidden);
             }
-            Optional<FenceRowBusyException> busy =
-                    guard.explainWait(connection, failure, lease.lockName(), lease.token(), null);
-            if (busy.isPresent()) {
-                return new CannotAcquireLockException(busy.get().getMessage(), busy.get());
+            if (explained.isPresent() && explained.get() instanceof FenceRowBusyException busy) {
+                return new CannotAcquireLockException(busy.getMessage(), busy);
             }
         } catch (SQLException | RuntimeException e) {
             failure.addSuppressed(e);
         }
         String message = "The fence guard of lock '" + lease.lockName() + "' failed: " + failure.getMessage();
-        return ConcurrencyFailures.isConcurrencyFailure(failure)
+        return FencedTransaction.isConcurrencyFailure(failure)
                 ? new ConcurrencyFailureException(message, failure)
                 : new DataAccessResourceFailureException(message, failure);
     }
@@ -261,18 +269,13 @@ public final class FenceGuardListener implements TransactionExecutionListener {
         }
         String message =
                 "The fenced transaction of lock '" + lockName + "' could not begin: " + beginFailure.getMessage();
-        if (ConcurrencyFailures.isLockTimeout(beginFailure)) {
+        if (FencedTransaction.isLockTimeout(beginFailure)) {
             return Optional.of(new CannotAcquireLockException(message, beginFailure));
         }
-        if (ConcurrencyFailures.isConcurrencyFailure(beginFailure)) {
+        if (FencedTransaction.isConcurrencyFailure(beginFailure)) {
             return Optional.of(new ConcurrencyFailureException(message, beginFailure));
         }
         return Optional.empty();
-    }
-
-    static FencedWriteRefusedException refusal(StaleTokenException stale) {
-        return new FencedWriteRefusedException(
-                stale.getMessage(), stale.lockName(), stale.staleToken(), stale.newerToken(), stale);
     }
 
     /** Rolls back the transaction that just began, so nothing stays bound to the thread, and returns {@code failure}. */

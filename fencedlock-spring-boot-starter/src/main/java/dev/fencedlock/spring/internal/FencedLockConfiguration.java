@@ -3,7 +3,7 @@ package dev.fencedlock.spring.internal;
 import dev.fencedlock.LockClient;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockEventListener;
-import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.jdbc.FenceTable;
 import dev.fencedlock.spring.FenceRefusalListener;
 import dev.fencedlock.spring.FencedLockAutoConfiguration;
 import dev.fencedlock.spring.FencedTransactions;
@@ -105,16 +105,16 @@ class FencedLockConfiguration {
         return new DefaultPointcutAdvisor(guard, guard);
     }
 
-    /** The fence row guard on {@value FenceGuard#DEFAULT_TABLE}; define a bean to use another table. */
+    /** The fence table {@value FenceTable#DEFAULT_NAME}; define a bean of this type to use another table. */
     @Bean
     @ConditionalOnMissingBean
-    FenceGuard fencedLockFenceGuard() {
-        return FenceGuard.standard();
+    FenceTable fencedLockFenceTable() {
+        return FenceTable.standard();
     }
 
     @Bean
-    static FencedTransactionManagers fencedLockTransactionManagers(ObjectProvider<FenceGuard> guard) {
-        return new FencedTransactionManagers(() -> guard.getIfAvailable(FenceGuard::standard));
+    static FencedTransactionManagers fencedLockTransactionManagers(ObjectProvider<FenceTable> table) {
+        return new FencedTransactionManagers(() -> table.getIfAvailable(FenceTable::standard));
     }
 
     @Bean
@@ -135,10 +135,10 @@ class FencedLockConfiguration {
         @Bean
         @ConditionalOnMissingBean
         FencedLockSchemaInitializer fencedLockSchemaInitializer(
-                ObjectProvider<DataSource> dataSource, ObjectProvider<FenceGuard> guard, Environment environment) {
+                ObjectProvider<DataSource> dataSource, ObjectProvider<FenceTable> table, Environment environment) {
             return new FencedLockSchemaInitializer(
                     dataSource.getIfUnique(),
-                    guard.getIfAvailable(FenceGuard::standard).table(),
+                    table.getIfAvailable(FenceTable::standard).name(),
                     environment);
         }
     }

@@ -1,6 +1,6 @@
 package dev.fencedlock.spring.internal;
 
-import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.jdbc.FenceTable;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -18,16 +18,16 @@ final class FencedTransactionManagers implements BeanPostProcessor {
     private static final boolean JPA = ClassUtils.isPresent(
             "org.springframework.orm.jpa.JpaTransactionManager", FencedTransactionManagers.class.getClassLoader());
 
-    private final Supplier<FenceGuard> guard;
+    private final Supplier<FenceTable> table;
 
-    public FencedTransactionManagers(Supplier<FenceGuard> guard) {
-        this.guard = guard;
+    public FencedTransactionManagers(Supplier<FenceTable> table) {
+        this.table = table;
     }
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         if (bean instanceof AbstractPlatformTransactionManager manager) {
-            manager.addListener(new FenceGuardListener(manager, dataSourceOf(manager), guard.get()));
+            manager.addListener(new FenceGuardListener(manager, dataSourceOf(manager), table.get()));
         }
         return bean;
     }

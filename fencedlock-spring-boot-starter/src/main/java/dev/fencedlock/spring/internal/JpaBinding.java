@@ -1,12 +1,13 @@
 package dev.fencedlock.spring.internal;
 
 import dev.fencedlock.Lease;
-import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.jdbc.FenceTable;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.jpa.Fencing;
 import dev.fencedlock.jpa.FencingScope;
-import dev.fencedlock.jpa.internal.FencedTransactions;
+import dev.fencedlock.jpa.internal.JpaFence;
 import java.sql.Connection;
-import java.sql.SQLException;
+import java.util.Optional;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -25,12 +26,11 @@ final class JpaBinding {
     }
 
     /**
-     * Whether fencing-jpa's guard holds {@code guard}'s fence row for {@code lease} in the
-     * transaction just begun on {@code connection}; a guard of it deferred to the first statement
-     * runs now ({@link FencedTransactions#holdsFenceRow}).
+     * The fenced transaction fencing-jpa began for {@code lease} in {@code table} on {@code
+     * connection} ({@link JpaFence#fenceOf}), empty if none.
      */
-    static boolean holdsFenceRow(Connection connection, FenceGuard guard, Lease lease) throws SQLException {
-        return FencedTransactions.holdsFenceRow(connection, guard, lease);
+    static Optional<FencedTransaction> fenceOf(Connection connection, FenceTable table, Lease lease) {
+        return JpaFence.fenceOf(connection, table, lease);
     }
 
     /** Whether {@code lease} is the innermost lease bound for fencing-jpa on this thread. */

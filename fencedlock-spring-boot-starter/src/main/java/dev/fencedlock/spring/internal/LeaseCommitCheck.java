@@ -1,13 +1,14 @@
 package dev.fencedlock.spring.internal;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
-import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.spring.FencedWriteRefusedException;
-import java.sql.Connection;
 import java.sql.SQLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.support.TransactionSynchronization;
 
@@ -26,16 +27,14 @@ final class LeaseCommitCheck implements TransactionSynchronization {
 
     private final ActiveLease active;
     private final TransactionStatus status;
-    private final FenceGuard guard;
-    private final Connection connection;
+    private final FencedTransaction fenced;
     /** The commit step for tracing, from {@link #beforeCommit} until {@link #afterCompletion}. */
     private LockedObservations.Step commit;
 
-    LeaseCommitCheck(ActiveLease active, TransactionStatus status, FenceGuard guard, Connection connection) {
+    LeaseCommitCheck(ActiveLease active, TransactionStatus status, FencedTransaction fenced) {
         this.active = active;
         this.status = status;
-        this.guard = guard;
-        this.connection = connection;
+        this.fenced = fenced;
     }
 
     @Override
@@ -70,18 +69,18 @@ final class LeaseCommitCheck implements TransactionSynchronization {
         active.commitSent(true);
     }
 
+    /** {@link FencedTransaction#beforeCommit}, its refusal stated for Spring and recorded. */
     private void requireValid() {
-        Lease lease = active.lease();
-        if (!lease.isValid()) {
-            FencedWriteRefusedException refusal = new FencedWriteRefusedException(
-                    "The lease on lock '" + lease.lockName() + "' with token " + lease.token()
-                            + " is no longer valid at commit; the transaction is rolled back",
-                    lease.lockName(),
-                    lease.token(),
-                    null,
-                    null);
+        try {
+            fenced.beforeCommit();
+        } catch (FenceRefusedException refused) {
+            FencedWriteRefusedException refusal = new FencedWriteRefusedException(refused);
             active.refusedAtCommit(refusal);
             throw refusal;
+        } catch (SQLException e) {
+            throw new DataAccessResourceFailureException(
+                    "The fence guard of lock '" + fenced.lockName() + "' failed before the commit: " + e.getMessage(),
+                    e);
         }
     }
 
@@ -97,7 +96,7 @@ final class LeaseCommitCheck implements TransactionSynchronization {
             commit = null;
         }
         try {
-            guard.afterCompletion(connection);
+            fenced.afterCompletion();
         } catch (SQLException | RuntimeException e) {
             // a connection the server closed has nothing to give back; a pool drops a broken one
             LOG.debug(

@@ -1,6 +1,6 @@
 package dev.fencedlock.spring.internal;
 
-import dev.fencedlock.jdbc.StaleTokenException;
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.spring.FencedWriteRefusedException;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -10,7 +10,8 @@ import org.springframework.util.ClassUtils;
 /**
  * Finds the fence's refusal in a failure, however the data access layer wrapped it (a JPA
  * {@code RollbackException}, Spring's {@code ObjectOptimisticLockingFailureException}, a
- * {@code TransactionSystemException}), and states it as one {@link FencedWriteRefusedException}.
+ * {@code TransactionSystemException}), and states it as one {@link FencedWriteRefusedException}
+ * whose cause is the core {@link FenceRefusedException}.
  */
 public final class Refusals {
     private static final boolean JPA_FENCING =
@@ -25,8 +26,8 @@ public final class Refusals {
             if (t instanceof FencedWriteRefusedException refusal) {
                 return Optional.of(refusal);
             }
-            if (t instanceof StaleTokenException stale) {
-                return Optional.of(FenceGuardListener.refusal(stale));
+            if (t instanceof FenceRefusedException core) {
+                return Optional.of(new FencedWriteRefusedException(core));
             }
             if (JPA_FENCING) {
                 Optional<FencedWriteRefusedException> jpa = JpaRefusal.from(t, failure);

@@ -2,7 +2,8 @@ package dev.fencedlock.spring.test;
 
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
-import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.jdbc.FenceTable;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.spring.CurrentLease;
 import dev.fencedlock.testkit.local.LocalLockFaults;
 import java.sql.Connection;
@@ -53,16 +54,16 @@ public final class LockFaults implements BeanPostProcessor, TransactionExecution
 
     private final ObjectProvider<LockClient> client;
     private final ObjectProvider<DataSource> dataSource;
-    private final ObjectProvider<FenceGuard> guard;
+    private final ObjectProvider<FenceTable> table;
     private final Map<String, Fault> armed = new ConcurrentHashMap<>();
 
     LockFaults(
             ObjectProvider<LockClient> client,
             ObjectProvider<DataSource> dataSource,
-            ObjectProvider<FenceGuard> guard) {
+            ObjectProvider<FenceTable> table) {
         this.client = client;
         this.dataSource = dataSource;
-        this.guard = guard;
+        this.table = table;
     }
 
     /**
@@ -146,7 +147,7 @@ public final class LockFaults implements BeanPostProcessor, TransactionExecution
             boolean autoCommit = connection.getAutoCommit();
             connection.setAutoCommit(false);
             try {
-                guard.getObject().enter(connection, newer.lockName(), newer.token());
+                FencedTransaction.of(table.getObject(), connection, newer).begin();
                 connection.commit();
             } finally {
                 connection.setAutoCommit(autoCommit);

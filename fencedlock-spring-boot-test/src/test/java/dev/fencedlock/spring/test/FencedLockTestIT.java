@@ -75,7 +75,7 @@ class FencedLockTestIT {
                 .isInstanceOfSatisfying(FencedWriteRefusedException.class, refused -> {
                     assertThat(refused.lockName()).isEqualTo("stock:sku-1");
                     assertThat(refused.newerToken()).isPresent();
-                    assertThat(refused.newerToken().getAsLong()).isGreaterThan(refused.staleToken());
+                    assertThat(refused.newerToken().getAsLong()).isGreaterThan(refused.token());
                 });
         assertThat(stock.bodies()).as("refused before the method body").isZero();
         assertThat(quantity()).isEqualTo(10);

@@ -19,7 +19,7 @@ import java.util.Set;
  *   <li>H2 error {@code 50200} lock timeout and {@code 90131} concurrent update.
  * </ul>
  */
-public final class ConcurrencyFailures {
+final class ConcurrencyFailures {
     private static final Set<String> STATES = Set.of("55P03", "90131");
     private static final Set<Integer> VENDOR_CODES = Set.of(1205, 1213, 50200, 90131);
     private static final int MAX_CHAIN = 16;

@@ -6,7 +6,7 @@ import java.sql.SQLException;
 import java.util.Locale;
 
 /** The databases whose own mechanisms the fence uses; everything else gets the portable SQL. */
-public enum Database {
+enum Database {
     POSTGRESQL,
     H2,
     /** MariaDB and MySQL. */

@@ -1,13 +1,11 @@
 package dev.fencedlock.jdbc.internal;
 
-import dev.fencedlock.Lease;
-import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.jdbc.FenceTable;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
 
 /**
  * The guard of one fenced transaction, sent in the same round trip as the work's first statement
@@ -37,32 +35,33 @@ import java.time.Duration;
  * other reason is thrown as the driver reported it, as it would be by the guard alone.
  *
  * <p>A failure of the guard run alone, and a failure of the pipeline that is not the guard's
- * refusal, goes through {@link Failures} before it is thrown: {@code JdbcFencing} throws it as it
- * is, fencing-jpa throws its own exceptions in its place. Once the guard run alone has failed, or
- * {@link Failures} replaced a failure, the transaction is refused for good: every later use that
+ * refusal, goes through {@link Failures} before it is thrown: {@code
+ * JdbcFencing} throws it as it is, fencing-jpa throws its own exceptions in its place. Once the
+ * guard run alone has failed, or a failure was replaced, the transaction is refused for good: every later use that
  * would need the guard throws the same exception again at once, without running anything.
  *
  * <p>Not thread-safe: one per transaction, used by the thread that runs it.
  */
-public final class DeferredGuard {
-    /** Failures thrown as they are. */
-    public static final Failures AS_THEY_ARE = (failure, pipelined) -> null;
-
+final class DeferredGuard {
     private final FenceGuard guard;
     private final GuardStatements statements;
     private final Connection connection;
-    private final Lease lease;
+    private final FencedTransaction transaction;
     private final Failures failures;
     private boolean entered;
     /** What a failure of the guard was thrown as; from then on the transaction is refused. */
     private Exception refusal;
 
     private DeferredGuard(
-            FenceGuard guard, GuardStatements statements, Connection connection, Lease lease, Failures failures) {
+            FenceGuard guard,
+            GuardStatements statements,
+            Connection connection,
+            FencedTransaction transaction,
+            Failures failures) {
         this.guard = guard;
         this.statements = statements;
         this.connection = connection;
-        this.lease = lease;
+        this.transaction = transaction;
         this.failures = failures;
     }
 
@@ -70,8 +69,8 @@ public final class DeferredGuard {
      * Whether a guard can travel with the first statement on a connection {@code meta} describes
      * ({@link GuardStatements#canPipeline}). No statement is run.
      */
-    public static boolean canPipeline(DatabaseMetaData meta) throws SQLException {
-        return FenceGuard.standard().statementsFor(meta).canPipeline(meta);
+    static boolean canPipeline(DatabaseMetaData meta) throws SQLException {
+        return FenceGuard.of(FenceTable.standard()).statementsFor(meta).canPipeline(meta);
     }
 
     /**
@@ -81,36 +80,37 @@ public final class DeferredGuard {
      *
      * @param failures what the guard's failures are thrown as
      */
-    public static DeferredGuard of(FenceGuard guard, Connection connection, Lease lease, Failures failures)
+    static DeferredGuard of(FenceGuard guard, Connection connection, FencedTransaction transaction, Failures failures)
             throws SQLException {
         DatabaseMetaData meta = connection.getMetaData();
         if (!guard.statementsFor(meta).canPipeline(meta)) {
             return null;
         }
-        return new DeferredGuard(guard, guard.checked(connection), connection, lease, failures);
+        return new DeferredGuard(guard, guard.checked(connection), connection, transaction, failures);
     }
 
     /** Whether the guard has raised the row in this transaction. */
-    public boolean entered() {
+    boolean entered() {
         return entered;
     }
 
-    public String lockName() {
-        return lease.lockName();
+    String lockName() {
+        return transaction.lockName();
     }
 
     /**
-     * Runs the guard alone unless it has entered: {@link FenceGuard#enter(Connection, Lease)}.
+     * Runs the guard alone unless it has entered: {@link FenceGuard#enter}.
      *
-     * @throws SQLException what the guard failed with, or what {@link Failures} put in its place
+     * @throws SQLException what the guard failed with, or what {@link Failures}
+     *     put in its place
      */
-    public void enterAlone() throws SQLException {
+    void enterAlone() throws SQLException {
         if (entered) {
             return;
         }
         requireNotRefused();
         try {
-            guard.enter(connection, lease);
+            guard.enter(connection, transaction.lockName(), transaction.token(), transaction.bound());
         } catch (SQLException | RuntimeException e) {
             RuntimeException replacement = failures.replace(e, false);
             refusal = replacement != null ? replacement : e;
@@ -148,7 +148,8 @@ public final class DeferredGuard {
         requireNotRefused();
         PreparedStatement pipeline = connection.prepareStatement(statements.pipelinedEnterSql() + ";\n" + sql);
         try {
-            int offset = statements.bindPipelined(pipeline, lease.lockName(), lease.token(), remaining(lease));
+            int offset = statements.bindPipelined(
+                    pipeline, transaction.lockName(), transaction.token(), transaction.bound());
             parameters.applyTo(pipeline, offset);
             pipeline.execute();
             requireGuardRow(pipeline.getResultSet());
@@ -170,14 +171,9 @@ public final class DeferredGuard {
         return null;
     }
 
-    private static Duration remaining(Lease lease) {
-        Duration remaining = lease.remaining();
-        return remaining.isNegative() ? Duration.ZERO : remaining;
-    }
-
     private void requireGuardRow(ResultSet guardRow) throws SQLException {
         if (guardRow == null || !guardRow.next() || !guardRow.getBoolean(1)) {
-            throw new IllegalStateException("the fence guard of lock '" + lease.lockName()
+            throw new IllegalStateException("the fence guard of lock '" + transaction.lockName()
                     + "' sent with the work's first statement returned no confirmation; the driver did not"
                     + " return the pipeline's results in order");
         }
@@ -207,7 +203,7 @@ public final class DeferredGuard {
 
     /** What a failure of the guard is thrown as. */
     @FunctionalInterface
-    public interface Failures {
+    interface Failures {
         /**
          * Called with a failure before it is thrown, on the transaction's connection, which the
          * failure has left unusable until it is rolled back.

@@ -20,7 +20,7 @@ import java.util.Set;
  *
  * <p>Not thread-safe, like the connection it wraps.
  */
-public final class DeferredGuardConnection implements InvocationHandler {
+final class DeferredGuardConnection implements InvocationHandler {
     /** Calls that never reach the database, answered by the connection without the guard. */
     private static final Set<String> LOCAL = Set.of("getAutoCommit", "isClosed", "nativeSQL");
 
@@ -35,7 +35,7 @@ public final class DeferredGuardConnection implements InvocationHandler {
     }
 
     /** {@code connection} with its transaction's guard deferred to the work's first statement. */
-    public static Connection wrap(Connection connection, DeferredGuard guard) {
+    static Connection wrap(Connection connection, DeferredGuard guard) {
         DeferredGuardConnection handler = new DeferredGuardConnection(connection, guard, null);
         handler.owner = (Connection) Proxy.newProxyInstance(
                 DeferredGuardConnection.class.getClassLoader(), new Class<?>[] {Connection.class}, handler);
@@ -47,7 +47,7 @@ public final class DeferredGuardConnection implements InvocationHandler {
      * already holds ({@code owner}, which its statements name as their connection) and that hands
      * its calls here while the guard is deferred.
      */
-    public static InvocationHandler handler(Connection connection, DeferredGuard guard, Connection owner) {
+    static InvocationHandler handler(Connection connection, DeferredGuard guard, Connection owner) {
         return new DeferredGuardConnection(connection, guard, owner);
     }
 
@@ -91,7 +91,7 @@ public final class DeferredGuardConnection implements InvocationHandler {
      * What a proxy answers for {@code equals} and {@code hashCode} (its identity) and {@code
      * toString} ({@code handler}'s), or null if {@code method} is none of them.
      */
-    public static Object identity(Object self, InvocationHandler handler, Method method, Object[] args) {
+    static Object identity(Object self, InvocationHandler handler, Method method, Object[] args) {
         return switch (method.getName()) {
             case "equals" -> args != null && args.length == 1 && self == args[0];
             case "hashCode" -> args == null ? System.identityHashCode(self) : null;
@@ -101,7 +101,7 @@ public final class DeferredGuardConnection implements InvocationHandler {
     }
 
     /** Invokes {@code method} on {@code target}, throwing what it threw. */
-    public static Object call(Object target, Method method, Object[] args) throws Throwable {
+    static Object call(Object target, Method method, Object[] args) throws Throwable {
         try {
             return method.invoke(target, args);
         } catch (InvocationTargetException e) {

@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * two racing first transactions fail. A table made by hand without it would let both in. A missing
  * table is left to the guard's own statement, which says how to create it. Thread-safe.
  */
-public final class FenceTableShape {
+final class FenceTableShape {
     private final String table;
     private final Set<Target> checked = ConcurrentHashMap.newKeySet();
     /** The database checked last: nearly every call asks about it again, and then costs two reads. */

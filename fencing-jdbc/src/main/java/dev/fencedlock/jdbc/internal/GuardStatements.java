@@ -22,7 +22,7 @@ import java.time.Duration;
  * row) are plain statements, {@link #bounded} and preceded by {@link #bound} where the first
  * statement could not set the bound, and followed by {@link #mark}. Immutable and thread-safe.
  */
-public class GuardStatements {
+class GuardStatements {
     /**
      * How much longer than the lease's remaining time a PostgreSQL or MariaDB transaction may sit
      * idle before the server ends it: a holder that wakes just after its lease ran out still

@@ -24,8 +24,8 @@ import java.time.Duration;
  *   <li>The trigger ({@link H2FenceTrigger}) accepts a write statement only if the mark names the
  *       current transaction and the fence row it names is locked by this transaction.
  *   <li>{@link #protect} creates the trigger ({@code FENCEDLOCK_<TABLE>}); the migration's alias
- *       {@code FENCEDLOCK_PROTECT} reaches it through {@link H2Protection}, whose name databases
- *       keep. The operator's bypass {@value H2FenceTrigger#BYPASS} holds for the session.
+ *       {@code FENCEDLOCK_PROTECT} reaches it through {@link H2FenceTrigger#protect}, whose name
+ *       databases keep. The operator's bypass {@value H2FenceTrigger#BYPASS} holds for the session.
  * </ul>
  */
 final class H2Fence extends GuardStatements {

@@ -14,6 +14,10 @@ import org.h2.api.Trigger;
  * fence row that this transaction holds locked (the fence guard of this very transaction ran, and no
  * rollback to a savepoint undid it; see {@link H2SessionMarks}) or an operator set {@code
  * @FENCEDLOCK_UNFENCED}. Loaded by H2 in the JVM that runs the database; one instance serves every session.
+ *
+ * <p>It is also where H2's alias {@code FENCEDLOCK_PROTECT} (the migration at {@code
+ * classpath:db/fencedlock/h2}) installs it: {@link #protect}. H2 keeps both names in the
+ * database, so the class keeps its name.
  */
 public final class H2FenceTrigger implements Trigger {
     static final String SQLSTATE = "23F01";
@@ -27,6 +31,12 @@ public final class H2FenceTrigger implements Trigger {
     private volatile String operations;
     /** Null where the sessions cannot be read directly: the trigger then runs its query. */
     private volatile H2SessionMarks marks;
+
+    /** {@code FENCEDLOCK_PROTECT}: protects {@code table}; H2 passes the calling session's connection to an alias. */
+    public static void protect(Connection connection, String table) throws SQLException {
+        TableNames.requireValid(table);
+        new H2Fence(dev.fencedlock.jdbc.FenceTable.DEFAULT_NAME).protect(connection, table);
+    }
 
     @Override
     public void init(

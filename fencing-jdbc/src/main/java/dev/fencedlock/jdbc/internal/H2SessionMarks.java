@@ -140,7 +140,7 @@ final class H2SessionMarks {
     /**
      * H2's {@code VARCHAR} value of {@code text}, made directly: {@code ValueVarchar.get} passes every
      * text through two process-wide caches, which a mark (new text in every transaction) only
-     * churns, and which cost the guard more than the rest of the mark (JFR, issue 30).
+     * churns, and which cost the guard more than the rest of the mark (JFR).
      * {@code ValueVarchar.get} where H2's constructor cannot be reached.
      */
     private static Value text(String text) {

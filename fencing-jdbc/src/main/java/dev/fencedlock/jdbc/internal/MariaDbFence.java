@@ -31,7 +31,7 @@ import java.util.Locale;
  *       refuses the write (SQLState {@code 23F01}, naming the table) unless the row holds exactly
  *       the mark's token;
  *   <li>{@link #restoreSession} clears the mark after the transaction ({@code
- *       FenceGuard.afterCompletion}, which {@code JdbcFencing} runs).
+ *       FenceGuard#afterCompletion}, which {@link FencedTransaction} runs for every adapter).
  * </ol>
  *
  * <p>So a write is let through only while it holds the lock's fence row at the token of the newest

@@ -12,7 +12,7 @@ import java.util.Optional;
  * locked it, and {@code pg_stat_activity} knows that transaction's backend. Other databases keep
  * row locks where an unprivileged client cannot match them to a session: empty. Stateless.
  */
-public final class RowHolder {
+final class RowHolder {
     private RowHolder() {}
 
     /** Runs outside the failed transaction: the caller has rolled it back. */

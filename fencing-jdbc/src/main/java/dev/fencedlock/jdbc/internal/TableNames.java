@@ -3,7 +3,7 @@ package dev.fencedlock.jdbc.internal;
 import java.util.regex.Pattern;
 
 /** The table names the fence's SQL accepts: plain identifiers, optionally qualified by a schema. */
-public final class TableNames {
+final class TableNames {
     private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_$]*(\\.[A-Za-z_][A-Za-z0-9_$]*)?");
 
     private TableNames() {}

@@ -3,8 +3,8 @@ package dev.fencedlock.jdbc.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.fencedlock.jdbc.FenceGuard;
-import dev.fencedlock.jdbc.StaleTokenException;
+import dev.fencedlock.FenceRefusedException;
+import dev.fencedlock.jdbc.FenceTable;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -38,7 +38,7 @@ class H2FenceRowsTest {
         String url = url(settings);
         try (Connection holder = open(url);
                 Connection other = DriverManager.getConnection(url)) {
-            H2Fence guard = new H2Fence(FenceGuard.DEFAULT_TABLE);
+            H2Fence guard = new H2Fence(FenceTable.DEFAULT_NAME);
             execute(holder, "set query_statistics true");
 
             assertThat(guard.raiseIfNotAbove(holder, LOCK, 5, null)).isTrue();
@@ -72,7 +72,7 @@ class H2FenceRowsTest {
         String url = url("");
         try (Connection holder = open(url);
                 Connection other = DriverManager.getConnection(url)) {
-            H2Fence guard = new H2Fence(FenceGuard.DEFAULT_TABLE);
+            H2Fence guard = new H2Fence(FenceTable.DEFAULT_NAME);
             Savepoint beforeGuard = holder.setSavepoint();
             assertThat(guard.raiseIfNotAbove(holder, LOCK, 5, null)).isTrue();
             holder.rollback(beforeGuard);
@@ -100,7 +100,7 @@ class H2FenceRowsTest {
         String url = url("");
         try (Connection holder = open(url);
                 Connection other = DriverManager.getConnection(url)) {
-            H2Fence guard = new H2Fence(FenceGuard.DEFAULT_TABLE);
+            H2Fence guard = new H2Fence(FenceTable.DEFAULT_NAME);
             assertThat(guard.raiseIfNotAbove(holder, LOCK, 5, null)).isTrue();
             holder.commit();
             execute(holder, "delete from fencedlock_fence where lock_name = '" + LOCK + "'");
@@ -131,12 +131,13 @@ class H2FenceRowsTest {
         try (Connection newer = open(url);
                 Connection older = DriverManager.getConnection(url);
                 Connection observer = DriverManager.getConnection(url)) {
-            FenceGuard.standard().enter(newer, LOCK, 6);
+            FencedTransaction.of(FenceTable.standard(), newer, LOCK, 6, null).begin();
             older.setAutoCommit(false);
             long olderSession = sessionId(older);
             CompletableFuture<Void> attempt = CompletableFuture.runAsync(() -> {
                 try {
-                    FenceGuard.standard().enter(older, LOCK, 5);
+                    FencedTransaction.of(FenceTable.standard(), older, LOCK, 5, null)
+                            .begin();
                 } catch (SQLException e) {
                     throw new IllegalStateException(e);
                 }
@@ -152,8 +153,8 @@ class H2FenceRowsTest {
             assertThatThrownBy(() -> attempt.get(30, TimeUnit.SECONDS))
                     .cause()
                     .isInstanceOfSatisfying(
-                            StaleTokenException.class,
-                            e -> assertThat(e.newerToken()).isEqualTo(6));
+                            FenceRefusedException.class,
+                            e -> assertThat(e.newerToken()).hasValue(6));
             older.rollback();
             assertThat(token(observer)).isEqualTo(6);
         }

@@ -9,7 +9,7 @@ import java.util.Optional;
  * The {@link FencingToken} field of an entity class, found once per class and cached. Reads and
  * writes go straight to the field, as Hibernate's field access does. Thread-safe.
  */
-public final class FenceField {
+final class FenceField {
     private static final ClassValue<Optional<FenceField>> BY_CLASS = new ClassValue<>() {
         @Override
         protected Optional<FenceField> computeValue(Class<?> type) {

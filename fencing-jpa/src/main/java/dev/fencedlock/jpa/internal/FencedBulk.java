@@ -1,9 +1,10 @@
 package dev.fencedlock.jpa.internal;
 
+import dev.fencedlock.FenceRefusedException;
+import dev.fencedlock.FenceRefusedException.Reason;
 import dev.fencedlock.Lease;
 import dev.fencedlock.jpa.Fencing;
 import dev.fencedlock.jpa.StaleFencingTokenException;
-import dev.fencedlock.jpa.StaleFencingTokenException.Reason;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.criteria.CriteriaBuilder;
@@ -32,7 +33,7 @@ import org.hibernate.engine.spi.SharedSessionContractImplementor;
  *       the statement skipped it and the whole change is refused.
  * </ol>
  */
-public final class FencedBulk {
+final class FencedBulk {
     private FencedBulk() {}
 
     public static <T> int update(
@@ -102,14 +103,16 @@ public final class FencedBulk {
         if (!newer.isEmpty()) {
             em.unwrap(SharedSessionContractImplementor.class).markForRollbackOnly();
             throw new StaleFencingTokenException(
-                    Reason.NEWER_TOKEN_READ,
-                    lease.lockName(),
+                    new FenceRefusedException(
+                            Reason.NEWER_TOKEN_READ,
+                            lease.lockName(),
+                            lease.token(),
+                            newer.get(0),
+                            "the bulk statement selects rows of " + type.getName()
+                                    + " that a later holder has written; roll the transaction back",
+                            null),
                     null,
-                    type.getName(),
-                    lease.token(),
-                    newer.get(0),
-                    "the bulk statement selects rows that a later holder has written; roll the transaction back",
-                    null);
+                    type.getName());
         }
     }
 }

@@ -1,14 +1,14 @@
 package dev.fencedlock.jpa.internal;
 
 import dev.fencedlock.Lease;
-import dev.fencedlock.jdbc.FenceGuard;
-import dev.fencedlock.jdbc.internal.DeferredGuard;
+import dev.fencedlock.jdbc.FenceTable;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.jpa.NoLeaseBoundException;
 import dev.fencedlock.jpa.StaleFencingTokenException;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Optional;
 
 /**
  * The Hibernate transactions begun on the current thread and not yet completed, innermost last,
@@ -19,19 +19,15 @@ import java.util.Deque;
  * counts as fenced only if the transaction it runs in is. Each thread has its own stack; an entry
  * is removed by identity, also when the transaction completes on another thread.
  */
-public final class FencedTransactions {
+final class FencedTransactions {
     private static final ThreadLocal<Deque<Entry>> OPEN = ThreadLocal.withInitial(ArrayDeque::new);
 
     /** One open transaction. */
     static final class Entry {
         private final Deque<Entry> stack;
         private final Lease lease;
-        /** The connection the guard entered on or is deferred on; null until then. */
-        private Connection guardedOn;
-        /** The guard's fence table. */
-        private String fenceTable;
-        /** The guard deferred to the first statement on {@link #guardedOn}, null if it ran at begin. */
-        private DeferredGuard deferred;
+        /** The fenced transaction's steps on the session's connection; null until its guard began. */
+        private FencedTransaction fenced;
 
         private Entry(Deque<Entry> stack, Lease lease) {
             this.stack = stack;
@@ -43,11 +39,14 @@ public final class FencedTransactions {
             return lease;
         }
 
-        /** Records that the guard entered {@code guard}'s row on {@code connection}, or is {@code deferred} there. */
-        void guarded(Connection connection, FenceGuard guard, DeferredGuard deferred) {
-            this.guardedOn = connection;
-            this.fenceTable = guard.table();
-            this.deferred = deferred;
+        /** The fenced transaction's steps, null until its guard began. */
+        FencedTransaction fenced() {
+            return fenced;
+        }
+
+        /** Records the fenced transaction whose guard entered, or is deferred to the first statement. */
+        void guarded(FencedTransaction fenced) {
+            this.fenced = fenced;
         }
 
         /** Removes this entry from the stack of the thread that began the transaction. Idempotent. */
@@ -96,37 +95,24 @@ public final class FencedTransactions {
     }
 
     /**
-     * Whether fencing-jpa's guard holds the fence row of {@code guard}'s table for {@code lease} in
-     * the innermost transaction open on this thread, on {@code connection}: for a caller about to
-     * run that same guard right after the transaction began (the Spring starter, for a JPA
-     * transaction manager), whose guard would only repeat it. A guard deferred to the transaction's
-     * first statement runs now, alone, so that its refusal is thrown here, before any statement of
-     * the caller's.
+     * The fenced transaction fencing-jpa began for {@code lease} in {@code table} on {@code
+     * connection}, if that is the innermost transaction open on this thread: for a caller about to
+     * fence the transaction just begun on that connection (the Spring starter, for a JPA transaction
+     * manager), which then runs the same steps through it instead of a second guard.
      *
-     * @return true if the row is held: the transaction entered the fence for {@code lease} on that
-     *     table and connection; false if it did not (no transaction, no lease bound when it began,
-     *     another lease, table or connection): the caller must run its own guard
-     * @throws SQLException what the deferred guard failed with
-     * @throws RuntimeException what fencing-jpa throws for the deferred guard's refusal (a {@link
-     *     StaleFencingTokenException}, a lock timeout, a missing fence table), the transaction
-     *     rolled back
+     * @return empty if fencing-jpa fences no such transaction (no transaction, no lease bound when
+     *     it began, another lease, table or connection): the caller must fence it itself
      */
-    public static boolean holdsFenceRow(Connection connection, FenceGuard guard, Lease lease) throws SQLException {
+    public static Optional<FencedTransaction> fenceOf(Connection connection, FenceTable table, Lease lease) {
         Entry innermost;
         Deque<Entry> stack = OPEN.get();
         synchronized (stack) {
             innermost = stack.peekLast();
         }
-        if (innermost == null
-                || innermost.lease != lease
-                || innermost.guardedOn != connection
-                || !guard.table().equals(innermost.fenceTable)) {
-            return false;
+        if (innermost == null || innermost.fenced == null || !innermost.fenced.fences(lease, table, connection)) {
+            return Optional.empty();
         }
-        if (innermost.deferred != null) {
-            innermost.deferred.enterAlone();
-        }
-        return true;
+        return Optional.of(innermost.fenced);
     }
 
     /**
@@ -172,7 +158,7 @@ public final class FencedTransactions {
                     + "(Fencing.bind) before beginning the transaction, or use Fencing.inTransaction");
         }
         if (!bound.isValid()) {
-            throw StaleFencingTokenException.leaseNotValid(bound, "before the " + what);
+            throw Refusals.leaseNotValid(bound, "before the " + what);
         }
         return bound;
     }

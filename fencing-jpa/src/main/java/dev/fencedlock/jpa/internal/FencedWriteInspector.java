@@ -20,7 +20,7 @@ import org.hibernate.resource.jdbc.spi.StatementInspector;
  * <p>Fenced tables are registered by {@link FencingIntegrator} as session factories start; one
  * service registry may serve several factories, whose fenced tables then all count. Thread-safe.
  */
-public final class FencedWriteInspector implements StatementInspector {
+final class FencedWriteInspector implements StatementInspector {
     private static final long serialVersionUID = 1L;
 
     private final StatementInspector application;

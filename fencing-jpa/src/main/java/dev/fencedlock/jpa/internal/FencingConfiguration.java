@@ -1,6 +1,6 @@
 package dev.fencedlock.jpa.internal;
 
-import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.jdbc.FenceTable;
 import dev.fencedlock.jpa.FencingSettings;
 import java.util.Locale;
 import java.util.Map;
@@ -10,13 +10,13 @@ final class FencingConfiguration {
     private FencingConfiguration() {}
 
     /**
-     * The fence guard the settings ask for.
+     * The fence table the settings ask for.
      *
      * @throws IllegalArgumentException if {@link FencingSettings#LOCK_FENCE_TABLE} is not a table
      *     name, or the retired {@link FencingSettings#LOCK_FENCE} is anything but {@code true}
      */
     @SuppressWarnings("deprecation")
-    static FenceGuard guard(Map<String, Object> settings) {
+    static FenceTable table(Map<String, Object> settings) {
         Object lockFence = settings.get(FencingSettings.LOCK_FENCE);
         if (lockFence != null
                 && !lockFence.toString().trim().toLowerCase(Locale.ROOT).equals("true")) {
@@ -27,10 +27,10 @@ final class FencingConfiguration {
         }
         Object table = settings.get(FencingSettings.LOCK_FENCE_TABLE);
         if (table == null) {
-            return FenceGuard.standard();
+            return FenceTable.standard();
         }
         try {
-            return FenceGuard.inTable(table.toString().trim());
+            return FenceTable.named(table.toString().trim());
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
                     FencingSettings.LOCK_FENCE_TABLE + ": " + e.getMessage() + " (value '" + table + "')", e);

@@ -39,7 +39,7 @@ public final class FencingServiceContributor implements ServiceContributor {
                     Map<String, Object> settings, ServiceRegistryImplementor services) {
                 return new GuardingTransactionCoordinatorBuilder(
                         TransactionCoordinatorBuilderInitiator.INSTANCE.initiateService(settings, services),
-                        FencingConfiguration.guard(settings));
+                        FencingConfiguration.table(settings));
             }
 
             @Override

@@ -1,6 +1,6 @@
 package dev.fencedlock.jpa.internal;
 
-import dev.fencedlock.jdbc.internal.DeferredGuard;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Map;
@@ -17,8 +17,8 @@ import org.hibernate.service.spi.Stoppable;
 /**
  * The connection provider Hibernate would use (a {@code DataSource}, its own pools, a provider the
  * application names), handing out connections that can carry the fence guard with a transaction's
- * first statement ({@link GuardableConnection}) where the database can gate that statement on the
- * guard ({@link DeferredGuard#canPipeline}: PostgreSQL through pgjdbc), and the connections as they
+ * first statement ({@link FencedTransaction#guardable}) where the database can gate that statement on the
+ * guard ({@link FencedTransaction#canPipeline}: PostgreSQL through pgjdbc), and the connections as they
  * are elsewhere, where the guard stays a statement of its own at begin. The first connection
  * decides, once: one provider, one database. Connections given back reach the wrapped provider as
  * it handed them out. Hibernate configures, starts and stops the service it was given, this one:
@@ -56,24 +56,24 @@ final class GuardingConnectionProvider
         Boolean wrap = guardable;
         if (wrap == null) {
             try {
-                wrap = DeferredGuard.canPipeline(connection.getMetaData());
+                wrap = FencedTransaction.canPipeline(connection.getMetaData());
             } catch (SQLException | RuntimeException e) {
                 delegate.closeConnection(connection);
                 throw e;
             }
             guardable = wrap;
         }
-        return wrap ? GuardableConnection.wrap(connection) : connection;
+        return wrap ? FencedTransaction.guardable(connection) : connection;
     }
 
     @Override
     public void closeConnection(Connection connection) throws SQLException {
-        delegate.closeConnection(GuardableConnection.unwrapped(connection));
+        delegate.closeConnection(FencedTransaction.unguarded(connection));
     }
 
     @Override
     public void closeReadOnlyConnection(Connection connection) throws SQLException {
-        delegate.closeReadOnlyConnection(GuardableConnection.unwrapped(connection));
+        delegate.closeReadOnlyConnection(FencedTransaction.unguarded(connection));
     }
 
     @Override

@@ -1,6 +1,6 @@
 package dev.fencedlock.jpa.internal;
 
-import dev.fencedlock.jdbc.FenceGuard;
+import dev.fencedlock.jdbc.FenceTable;
 import org.hibernate.engine.jdbc.spi.JdbcCoordinator;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.resource.jdbc.spi.PhysicalConnectionHandlingMode;
@@ -19,11 +19,11 @@ import org.hibernate.tool.schema.internal.exec.JdbcContext;
  */
 final class GuardingTransactionCoordinatorBuilder implements TransactionCoordinatorBuilder {
     private final TransactionCoordinatorBuilder delegate;
-    private final FenceGuard guard;
+    private final FenceTable table;
 
-    GuardingTransactionCoordinatorBuilder(TransactionCoordinatorBuilder delegate, FenceGuard guard) {
+    GuardingTransactionCoordinatorBuilder(TransactionCoordinatorBuilder delegate, FenceTable table) {
         this.delegate = delegate;
-        this.guard = guard;
+        this.table = table;
     }
 
     @Override
@@ -34,7 +34,7 @@ final class GuardingTransactionCoordinatorBuilder implements TransactionCoordina
                     "fencing-jpa cannot run its fence guard: Hibernate's transaction owner is a "
                             + owner.getClass().getName() + ", not a JdbcCoordinator");
         }
-        TransactionGuard observer = new TransactionGuard(coordinator, jdbc, guard);
+        TransactionGuard observer = new TransactionGuard(coordinator, jdbc, table);
         coordinator.addObserver(observer);
         // Hibernate's own short-lived JDBC owners (reading database metadata at start-up) are no sessions
         if (jdbc.getJdbcSessionOwner() instanceof SharedSessionContractImplementor session) {

@@ -7,14 +7,14 @@ import java.util.Optional;
  * The leases bound to the current thread, innermost first; dropped when the outermost binding ends.
  * Not thread-safe by design: each thread has its own.
  */
-public final class LeaseBinding {
+final class LeaseBinding {
     private static final ThreadLocal<LeaseBinding> CURRENT = new ThreadLocal<>();
 
     private final Thread owner = Thread.currentThread();
     private Frame top;
 
     /** One bind; frames form a stack per thread. */
-    public static final class Frame {
+    static final class Frame {
         private final Lease lease;
         private final Frame below;
         private final LeaseBinding binding;

@@ -1,14 +1,13 @@
 package dev.fencedlock.jpa.internal;
 
 import dev.fencedlock.Lease;
-import dev.fencedlock.jpa.StaleFencingTokenException;
 
 /**
  * What {@code FencingListener} does before Hibernate takes an entity's state: require a fenced
  * transaction ({@link FencedTransactions#requireFenced}) and stamp the lease's token into the fence
  * field. The statement then writes the token and is restricted by the fence and the version read.
  */
-public final class Stamping {
+final class Stamping {
     private Stamping() {}
 
     /** Before an insert: the new row carries the lease's token. */
@@ -30,7 +29,7 @@ public final class Stamping {
                 "update of fenced entity " + entity.getClass().getName());
         long carried = field.get(entity);
         if (carried > lease.token()) {
-            throw StaleFencingTokenException.newerTokenRead(lease, entity, carried);
+            throw Refusals.newerTokenRead(lease, entity, carried);
         }
         field.set(entity, lease.token());
     }

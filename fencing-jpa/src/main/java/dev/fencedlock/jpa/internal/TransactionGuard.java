@@ -1,10 +1,10 @@
 package dev.fencedlock.jpa.internal;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
-import dev.fencedlock.jdbc.FenceGuard;
-import dev.fencedlock.jdbc.StaleTokenException;
-import dev.fencedlock.jdbc.internal.ConcurrencyFailures;
-import dev.fencedlock.jdbc.internal.DeferredGuard;
+import dev.fencedlock.LockException;
+import dev.fencedlock.jdbc.FenceTable;
+import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.jpa.StaleFencingTokenException;
 import jakarta.persistence.LockTimeoutException;
 import jakarta.persistence.PersistenceException;
@@ -19,20 +19,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the fence guard of the bound lease as the first statement of every transaction of one
- * Hibernate session, and checks the lease before the transaction commits. One per session's
- * transaction coordinator, registered by {@link GuardingTransactionCoordinatorBuilder}.
+ * Fences every transaction of one Hibernate session begun while a lease is bound: a thin adapter
+ * that runs fencing-jdbc's {@link FencedTransaction} steps at Hibernate's transaction callbacks and
+ * states their refusals as JPA exceptions. One per session's transaction coordinator, registered by
+ * {@link GuardingTransactionCoordinatorBuilder}.
  *
  * <ol>
  *   <li>After begin (before Hibernate runs any statement of the transaction): if a lease is bound
- *       to the thread, the guard ({@link FenceGuard#enter}) on the session's connection. From then
+ *       to the thread, the lease must be valid, then the guard ({@link FencedTransaction#begin}) on
+ *       the session's connection, which also bounds how long the transaction may sit idle. From then
  *       on the transaction holds the lock's fence row, so the lock's transactions run one at a time
  *       in token order and every read of this one comes after the row lock. Without a lease bound
  *       the transaction is recorded as unfenced: writes to fenced tables in it are refused.
  *       <ul>
  *         <li>On PostgreSQL through pgjdbc, with a resource-local transaction on a connection of
  *             the {@link GuardingConnectionProvider}, the guard is not run here: it is deferred
- *             ({@link DeferredGuard}, armed on the {@link GuardableConnection}) and travels in one
+ *             ({@link FencedTransaction#beginArmed}, on the connection the provider made {@link
+ *             FencedTransaction#guardable}) and travels in one
  *             round trip with the transaction's first statement (a query, a sequence's {@code
  *             nextval}, a flush's first write unless JDBC batching sends it), which the server runs
  *             only if the guard raised the row; any other first use of the connection (a batch, a
@@ -56,7 +59,7 @@ import org.slf4j.LoggerFactory;
  *       alone if no statement carried it; then the lease must still be valid, else {@link
  *       StaleFencingTokenException} and Hibernate rolls back.
  *   <li>After the transaction ended, before its connection goes back to the pool: {@link
- *       FenceGuard#afterCompletion} on the connection the guard ran on (MariaDB/MySQL: clears the
+ *       FencedTransaction#afterCompletion} on the connection the guard ran on (MariaDB/MySQL: clears the
  *       guard's mark, a session variable the protected tables' triggers read, and puts back the
  *       session's {@code idle_transaction_timeout}; nothing on PostgreSQL and H2). Hibernate gives a
  *       resource-local transaction's connection back inside the JDBC commit or rollback, before
@@ -65,7 +68,8 @@ import org.slf4j.LoggerFactory;
  *       it at the completion callback, a rollback that failed (no callback) at the release or the
  *       session's next begin. A failure of this step is logged and never replaces the
  *       transaction's outcome. Not covered: JTA with connections released after each statement.
- *   <li>After completion: the transaction is forgotten, and a deferred guard disarmed.
+ *   <li>After completion: the transaction is forgotten, and a deferred guard disarmed (on a
+ *       connection already given back, without touching it: {@link FencedTransaction#abandon}).
  * </ol>
  *
  * <p>It also follows the session's statements ({@link SessionStatements}):
@@ -89,25 +93,23 @@ final class TransactionGuard implements TransactionObserver {
 
     private final TransactionCoordinator coordinator;
     private final JdbcCoordinator jdbc;
-    private final FenceGuard guard;
+    private final FenceTable table;
     private FencedTransactions.Entry current;
-    /** The session's connection while a guard is armed on it, else null. */
-    private GuardableConnection armed;
     /**
      * Whether statements ran on the held connection outside a transaction with autocommit off
      * since it last ended one: the database then has a transaction (and, under REPEATABLE READ, a
      * snapshot) open that the next begin would otherwise join.
      */
     private boolean openBeforeBegin;
-    /** The connection the guard last ran on, until {@link FenceGuard#afterCompletion} ran on it; else null. */
+    /** The session's connection the last fenced transaction ran on, until it was put back; else null. */
     private Connection marked;
-    /** The lease whose guard ran on {@link #marked}. */
-    private Lease markedBy;
+    /** The fenced transaction on {@link #marked}. */
+    private FencedTransaction markedBy;
 
-    TransactionGuard(TransactionCoordinator coordinator, JdbcCoordinator jdbc, FenceGuard guard) {
+    TransactionGuard(TransactionCoordinator coordinator, JdbcCoordinator jdbc, FenceTable table) {
         this.coordinator = coordinator;
         this.jdbc = jdbc;
-        this.guard = guard;
+        this.table = table;
     }
 
     @Override
@@ -121,13 +123,8 @@ final class TransactionGuard implements TransactionObserver {
         }
         RuntimeException refusal;
         try {
-            if (!lease.isValid()) {
-                throw StaleFencingTokenException.leaseNotValid(lease, "when the transaction began");
-            }
             endTransactionOpenBeforeBegin(lease);
-            if (!deferred(lease)) {
-                enter(lease);
-            }
+            begin(lease);
             return;
         } catch (RuntimeException e) {
             refusal = e;
@@ -168,39 +165,29 @@ final class TransactionGuard implements TransactionObserver {
     }
 
     /**
-     * Arms the guard on the session's connection, to travel with the transaction's first statement,
-     * where it can ({@link GuardableConnection}; a resource-local transaction).
-     *
-     * @return whether it did; if not, the guard must run now
+     * The fenced transaction's begin on the session's connection: the guard now, as its first
+     * statement, or (a resource-local transaction on a connection of the {@link
+     * GuardingConnectionProvider}, where the database can gate a statement on the guard) armed to
+     * travel with the transaction's first statement.
      */
-    private boolean deferred(Lease lease) {
-        if (coordinator.getTransactionCoordinatorBuilder().isJta()) {
-            return false;
-        }
+    private void begin(Lease lease) {
         Connection connection = jdbc.getLogicalConnection().getPhysicalConnection();
-        GuardableConnection guardable = GuardableConnection.of(connection);
-        if (guardable == null) {
-            return false;
-        }
+        FencedTransaction fenced = FencedTransaction.of(table, connection, lease);
+        // before the guard: a guard that fails after its first statement may have set the mark
         marked = connection;
-        markedBy = lease;
-        DeferredGuard deferred;
+        markedBy = fenced;
         try {
-            deferred = DeferredGuard.of(
-                    guard,
-                    guardable.target(),
-                    lease,
-                    (failure, pipelined) -> refused(guardable.target(), failure, pipelined, lease));
+            if (coordinator.getTransactionCoordinatorBuilder().isJta()) {
+                fenced.begin();
+            } else {
+                fenced.beginArmed((failure, pipelined) -> refused(fenced, failure, pipelined, lease));
+            }
+            current.guarded(fenced);
+        } catch (FenceRefusedException e) {
+            throw StaleFencingTokenException.of(e);
         } catch (SQLException e) {
-            throw explained(guardable.target(), e, lease);
+            throw explained(fenced, e, lease);
         }
-        if (deferred == null) {
-            return false;
-        }
-        guardable.arm(deferred);
-        armed = guardable;
-        current.guarded(connection, guard, deferred);
-        return true;
     }
 
     /**
@@ -212,16 +199,17 @@ final class TransactionGuard implements TransactionObserver {
      * bounded the transaction's lock waits by the lease's remaining time; Hibernate would report the
      * statement's own as a {@link LockTimeoutException} too).
      */
-    private RuntimeException refused(Connection connection, Exception failure, boolean pipelined, Lease lease) {
+    private RuntimeException refused(FencedTransaction fenced, Exception failure, boolean pipelined, Lease lease) {
+        Connection connection = fenced.connection();
         RuntimeException refusal;
-        if (failure instanceof StaleTokenException stale) {
+        if (failure instanceof FenceRefusedException stale) {
             rollbackQuietly(connection, stale);
             refusal = StaleFencingTokenException.of(stale);
         } else if (failure instanceof SQLException sql) {
-            if (pipelined && !ConcurrencyFailures.isConcurrencyFailure(sql)) {
+            if (pipelined && !FencedTransaction.isConcurrencyFailure(sql)) {
                 return null;
             }
-            refusal = explained(connection, sql, lease, !pipelined);
+            refusal = explained(fenced, sql, lease, !pipelined);
             if (refusal == null) {
                 return null;
             }
@@ -288,45 +276,29 @@ final class TransactionGuard implements TransactionObserver {
         openBeforeBegin = false;
     }
 
-    private void enter(Lease lease) {
-        Connection connection = jdbc.getLogicalConnection().getPhysicalConnection();
-        // before the guard: a guard that fails after its first statement may have set the mark
-        marked = connection;
-        markedBy = lease;
-        try {
-            guard.enter(connection, lease);
-            current.guarded(connection, guard, null);
-        } catch (StaleTokenException e) {
-            throw StaleFencingTokenException.of(e);
-        } catch (SQLException e) {
-            throw explained(connection, e, lease);
-        }
-    }
-
     /** A failure of the guard: rolled back; a concurrency failure that hides a refusal becomes the refusal. */
-    private RuntimeException explained(Connection connection, SQLException failure, Lease lease) {
-        return explained(connection, failure, lease, true);
+    private RuntimeException explained(FencedTransaction fenced, SQLException failure, Lease lease) {
+        return explained(fenced, failure, lease, true);
     }
 
     /**
      * Rolls back after {@code failure}; the refusal it hides, the busy fence row it was, or (if
      * {@code guards}: the failure was the guard's) a failure of the guard, else null.
      */
-    private RuntimeException explained(Connection connection, SQLException failure, Lease lease, boolean guards) {
+    private RuntimeException explained(FencedTransaction fenced, SQLException failure, Lease lease, boolean guards) {
         try {
-            connection.rollback();
+            fenced.connection().rollback();
         } catch (SQLException rollbackFailure) {
             failure.addSuppressed(rollbackFailure);
             return guards ? guardFailed(failure, lease) : null;
         }
-        Optional<RuntimeException> refusal = guard.explain(connection, failure, lease.lockName(), lease.token())
-                .map(StaleFencingTokenException::of);
-        if (refusal.isPresent()) {
-            return refusal.get();
+        Optional<LockException> explained = fenced.explain(failure);
+        if (explained.isPresent()) {
+            return explained.get() instanceof FenceRefusedException refusal
+                    ? StaleFencingTokenException.of(refusal)
+                    : new LockTimeoutException(explained.get().getMessage(), explained.get());
         }
-        return guard.explainWait(connection, failure, lease.lockName(), lease.token(), null)
-                .<RuntimeException>map(busy -> new LockTimeoutException(busy.getMessage(), busy))
-                .orElseGet(() -> guards ? guardFailed(failure, lease) : null);
+        return guards ? guardFailed(failure, lease) : null;
     }
 
     private static PersistenceException guardFailed(SQLException failure, Lease lease) {
@@ -338,25 +310,21 @@ final class TransactionGuard implements TransactionObserver {
 
     @Override
     public void beforeCompletion() {
-        if (armed != null && armed.pending()) {
-            try {
-                armed.guard().enterAlone();
-            } catch (SQLException e) {
-                throw guardFailed(e, current.lease());
-            }
+        FencedTransaction fenced = current == null ? null : current.fenced();
+        if (fenced == null) {
+            return;
         }
-        Lease lease = current == null ? null : current.lease();
-        if (lease != null && !lease.isValid()) {
-            throw StaleFencingTokenException.leaseNotValid(lease, "at commit; the transaction is rolled back");
+        try {
+            fenced.beforeCommit();
+        } catch (FenceRefusedException e) {
+            throw StaleFencingTokenException.of(e);
+        } catch (SQLException e) {
+            throw guardFailed(e, current.lease());
         }
     }
 
     @Override
     public void afterCompletion(boolean successful, boolean delayed) {
-        if (armed != null) {
-            armed.disarm();
-            armed = null;
-        }
         clearMarkIfHeld();
         openBeforeBegin = false;
         if (current != null) {
@@ -366,9 +334,9 @@ final class TransactionGuard implements TransactionObserver {
     }
 
     /**
-     * Clears the guard's session state on the connection it ran on if the session still holds that
-     * connection (it holds connections across transactions, or a rollback failed); a connection
-     * already given back is not touched, since another session may have it now.
+     * Puts back the session state the guard set, on the connection it ran on, if the session still
+     * holds that connection (it holds connections across transactions, or a rollback failed); a
+     * connection already given back is not touched, since another session may have it now.
      */
     private void clearMarkIfHeld() {
         if (marked == null) {
@@ -378,27 +346,27 @@ final class TransactionGuard implements TransactionObserver {
                 && jdbc.getLogicalConnection().getPhysicalConnection() == marked) {
             clearMark();
         } else {
+            markedBy.abandon();
             marked = null;
             markedBy = null;
         }
     }
 
-    /** {@link FenceGuard#afterCompletion} on {@link #marked}; a failure is logged, never thrown. */
+    /** {@link FencedTransaction#afterCompletion} on {@link #marked}; a failure is logged, never thrown. */
     private void clearMark() {
-        Connection connection = marked;
-        Lease lease = markedBy;
+        FencedTransaction fenced = markedBy;
         marked = null;
         markedBy = null;
         try {
-            guard.afterCompletion(connection);
+            fenced.afterCompletion();
         } catch (SQLException | RuntimeException e) {
             LOG.warn(
                     "Could not clear the session state the fence guard of lock '{}' (token {}) set on its connection"
                             + " after the transaction (MariaDB/MySQL: the mark @fencedlock_fenced and"
                             + " idle_transaction_timeout); the connection goes back to the pool with it, and until a"
                             + " newer holder enters, its later transactions can write protected tables unfenced",
-                    lease.lockName(),
-                    lease.token(),
+                    fenced.lockName(),
+                    fenced.token(),
                     e);
         }
     }

@@ -30,7 +30,7 @@ class WrittenTablesTest {
                 .contains("item_tag", "fenced_item");
     }
 
-    /** Issue 19, item 1: statements whose table is not the first word after the keyword. */
+    /** Statements whose table is not the first word after the keyword. */
     @Test
     void findsTheTableWhereverTheStatementNamesIt() {
         for (String sql : new String[] {
@@ -54,7 +54,7 @@ class WrittenTablesTest {
     }
 
     /**
-     * Issue 27, item 6: MariaDB/MySQL run what is inside an executable comment, and dynamic SQL
+     * MariaDB/MySQL run what is inside an executable comment, and dynamic SQL
      * whose text may be built at run time; each passed the check before with no lease.
      */
     @Test
@@ -91,7 +91,7 @@ class WrittenTablesTest {
                 .isTrue();
     }
 
-    /** Issue 19, item 2: an UPDATE inside WITH, or after a modifier, is an update of its table. */
+    /** An UPDATE inside WITH, or after a modifier, is an update of its table. */
     @Test
     void anUpdateAnywhereInTheStatementIsAnUpdateOfTheTablesBeforeItsSet() {
         assertThat(WrittenTables.isUpdateOf("with x as (select 1) update fenced_item set quantity = 0", "fenced_item"))

@@ -2,8 +2,8 @@ package dev.fencedlock.jpa;
 
 import dev.fencedlock.testkit.db.TestDatabase;
 
-/** The interleavings of two fenced transactions on H2. */
-class H2InterleavingIT extends AbstractInterleavingIT {
+/** The Hibernate canary on H2. */
+class H2HibernateHooksCanaryTest extends HibernateHooksCanaryContract {
     @Override
     protected TestDatabase.Kind kind() {
         return TestDatabase.Kind.H2;

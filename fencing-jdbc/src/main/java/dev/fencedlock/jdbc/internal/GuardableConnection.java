@@ -1,17 +1,16 @@
-package dev.fencedlock.jpa.internal;
+package dev.fencedlock.jdbc.internal;
 
-import dev.fencedlock.jdbc.internal.DeferredGuard;
-import dev.fencedlock.jdbc.internal.DeferredGuardConnection;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 
 /**
- * A connection Hibernate holds for a session ({@link GuardingConnectionProvider}) that can carry
- * the fence guard of its next transaction with that transaction's first statement. Unarmed, every
+ * A connection held across transactions (fencing-jpa's connection provider hands Hibernate's
+ * sessions these, {@link FencedTransaction#guardable}) that can carry the fence guard of its next
+ * transaction with that transaction's first statement. Unarmed, every
  * call goes straight to the connection. {@link #arm Armed} with a transaction's {@link
- * DeferredGuard}, its calls go through fencing-jdbc's {@link DeferredGuardConnection} until the
+ * DeferredGuard}, its calls go through {@link DeferredGuardConnection} until the
  * guard has entered: the first prepared statement carries the guard, every other call that could
  * reach the database runs the guard alone first. A rollback or a close while armed ends the
  * transaction before the guard was needed: it disarms and goes straight to the connection, so that

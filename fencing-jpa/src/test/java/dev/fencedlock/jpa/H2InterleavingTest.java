@@ -2,8 +2,8 @@ package dev.fencedlock.jpa;
 
 import dev.fencedlock.testkit.db.TestDatabase;
 
-/** The Hibernate canary on H2. */
-class H2HibernateHooksCanaryIT extends AbstractHibernateHooksCanaryIT {
+/** The interleavings of two fenced transactions on H2. */
+class H2InterleavingTest extends InterleavingContract {
     @Override
     protected TestDatabase.Kind kind() {
         return TestDatabase.Kind.H2;

@@ -3,9 +3,10 @@ package dev.fencedlock.jpa;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.fencedlock.FenceRefusedException;
+import dev.fencedlock.FenceRefusedException.Reason;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
-import dev.fencedlock.jpa.StaleFencingTokenException.Reason;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.local.LocalLockFaults;
 import jakarta.persistence.EntityManager;
@@ -35,7 +36,7 @@ import org.junit.jupiter.api.TestInstance;
  * ({@link TestLocks#expire}), never by waiting.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class AbstractFencedWriteIT {
+abstract class FencedWriteContract {
     static final Duration WAIT = Duration.ofSeconds(10);
     static final Duration LONG_LEASE = Duration.ofMinutes(2);
 
@@ -85,16 +86,16 @@ abstract class AbstractFencedWriteIT {
                 StaleFencingTokenException refused;
                 if (kind() == TestDatabase.Kind.POSTGRESQL) {
                     em.getTransaction().begin();
-                    refused = stale(() -> em.find(Item.class, id), Reason.NEWER_HOLDER_WROTE);
+                    refused = stale(() -> em.find(Item.class, id), Reason.NEWER_TOKEN_REGISTERED);
                     assertThat(em.getTransaction().getRollbackOnly()).isTrue();
                     em.getTransaction().rollback();
                 } else {
-                    refused = stale(() -> em.getTransaction().begin(), Reason.NEWER_HOLDER_WROTE);
+                    refused = stale(() -> em.getTransaction().begin(), Reason.NEWER_TOKEN_REGISTERED);
                 }
                 assertThat(refused.lockName()).isEqualTo(lock.name());
-                assertThat(refused.staleToken()).isEqualTo(older.token());
+                assertThat(refused.token()).isEqualTo(older.token());
                 assertThat(refused.newerToken()).hasValue(newer);
-                assertThat(refused.getCause()).isInstanceOf(dev.fencedlock.jdbc.StaleTokenException.class);
+                assertThat(refused.getCause()).isInstanceOf(FenceRefusedException.class);
                 assertThat(em.getTransaction().isActive()).isFalse();
             } finally {
                 em.close();
@@ -169,7 +170,7 @@ abstract class AbstractFencedWriteIT {
     }
 
     /**
-     * Issue 19, item 3: a read before {@code begin()} on a held connection with autocommit off
+     * A read before {@code begin()} on a held connection with autocommit off
      * leaves a transaction open (REPEATABLE READ: with its snapshot); the fenced transaction must
      * not join it, or it reads data older than the previous holder's commit.
      */
@@ -206,7 +207,7 @@ abstract class AbstractFencedWriteIT {
     }
 
     /**
-     * Issue 19, item 3, the decision for writes: what a held connection with autocommit off ran
+     * What a held connection with autocommit off ran
      * before a fenced {@code begin()} (here an update Hibernate was allowed to run outside a
      * transaction) is committed before the guard, as autocommit would have: it is not part of the
      * fenced transaction, so that transaction's rollback does not take it back.
@@ -234,7 +235,7 @@ abstract class AbstractFencedWriteIT {
     }
 
     /**
-     * Issue 19, item 4: a transaction begun without a lease must not write a fenced entity because
+     * A transaction begun without a lease must not write a fenced entity because
      * another entity manager on the thread began a fenced transaction after it.
      */
     @Test
@@ -457,7 +458,7 @@ abstract class AbstractFencedWriteIT {
     }
 
     /**
-     * Issue 19, items 1 and 2: native SQL whose fenced table is not the first word after the
+     * Native SQL whose fenced table is not the first word after the
      * keyword (comments, modifiers, multi-table forms, WITH, EXPLAIN) is refused without a lease,
      * and an UPDATE of the fenced table that does not change its version is refused with one.
      */
@@ -574,7 +575,7 @@ abstract class AbstractFencedWriteIT {
         lease.close();
     }
 
-    /** Issue 19, item 11: an element collection inside an embedded value is fenced like one of the entity's own. */
+    /** An element collection inside an embedded value is fenced like one of the entity's own. */
     @Test
     void anElementCollectionInsideAnEmbeddedValueIsFencedOrRefused() throws Exception {
         long id = ids.incrementAndGet();
@@ -592,7 +593,7 @@ abstract class AbstractFencedWriteIT {
     }
 
     /**
-     * Issue 19, item 11: a fenced entity's one-to-many by join column writes the child's table,
+     * A fenced entity's one-to-many by join column writes the child's table,
      * which stays the child's: plain writes of the unfenced child need no lease.
      */
     @Test
@@ -617,7 +618,7 @@ abstract class AbstractFencedWriteIT {
     }
 
     /**
-     * Issue 19, item 11: removing a {@code @SoftDelete} fenced entity (an UPDATE of its deleted
+     * Removing a {@code @SoftDelete} fenced entity (an UPDATE of its deleted
      * column that leaves the version) is fenced; without a lease it is refused; a copy read before
      * cannot write the removed row.
      */

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.TestInstance;
  * a fenced transaction must never reach the database) and the before-completion check.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class AbstractHibernateHooksCanaryIT {
+abstract class HibernateHooksCanaryContract {
     private static final Duration LEASE = Duration.ofMinutes(2);
 
     private final RecordingDataSource recording = new RecordingDataSource();

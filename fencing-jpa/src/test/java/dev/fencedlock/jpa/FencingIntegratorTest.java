@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
  * What the integrator refuses when the persistence unit starts, and what happens at runtime when
  * only half of the opt-in (the field or the listener) is there. On an in-memory H2 database.
  */
-class FencingIntegratorIT {
+class FencingIntegratorTest {
     private static LockClient client;
 
     @BeforeAll
@@ -140,7 +140,7 @@ class FencingIntegratorIT {
         assertThat(printed).contains("Fenced entity " + name + " is bytecode-enhanced");
     }
 
-    /** Issue 19, item 11: a fence inside an embedded value was ignored, and the entity written unfenced. */
+    /** A fence inside an embedded value is found: the entity is never written unfenced. */
     @Test
     void aFenceInsideAnEmbeddableIsRefused() {
         assertStartFails(

@@ -47,7 +47,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * interleaving really ran, never the verdict.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class AbstractInterleavingIT {
+abstract class InterleavingContract {
     private static final Duration LEASE = Duration.ofMinutes(2);
     private static final long BLOCKED = 100;
     private static final long FINISH_SECONDS = 60;

@@ -1,14 +1,11 @@
-package dev.fencedlock.jdbc;
+package dev.fencedlock.jdbc.internal;
 
-import dev.fencedlock.Lease;
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.LockException;
 import dev.fencedlock.LockNames;
-import dev.fencedlock.jdbc.internal.ConcurrencyFailures;
-import dev.fencedlock.jdbc.internal.Database;
-import dev.fencedlock.jdbc.internal.FenceTableShape;
-import dev.fencedlock.jdbc.internal.GuardStatements;
-import dev.fencedlock.jdbc.internal.RowHolder;
-import dev.fencedlock.jdbc.internal.TableNames;
+import dev.fencedlock.jdbc.FenceRowBusyException;
+import dev.fencedlock.jdbc.FenceTable;
+import dev.fencedlock.jdbc.FencedTables;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
@@ -21,12 +18,13 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The fence row: one row per lock name in a table ({@value #DEFAULT_TABLE} unless told otherwise)
- * holding the newest token a fenced transaction of that lock has registered. For integrations (JPA,
- * Spring) that own the transaction themselves; {@link JdbcFencing#inTransaction} uses {@link
- * #standard()}.
+ * The fence row's statements: one row per lock name in a table ({@value FenceTable#DEFAULT_NAME}
+ * unless told otherwise) holding the newest token a fenced transaction of that lock has
+ * registered. {@link FencedTransaction} drives these steps in their one order; nothing else calls
+ * them.
  *
  * <p>{@link #enter} is the transaction's first statement:
  *
@@ -35,7 +33,7 @@ import java.util.Optional;
  *       entered. The row now stays locked until the transaction ends, so every other transaction
  *       of the lock waits for this one at its own first statement, and then sees this token.
  *   <li>No row changed: a locking read of the row ({@code select ... for update}). A larger token:
- *       refused with {@link StaleTokenException}. The same token (a driver that reports changed
+ *       refused with {@link FenceRefusedException}. The same token (a driver that reports changed
  *       rather than matched rows): entered. A smaller one: raised, entered.
  *   <li>No row (the lock's first fenced transaction in this database): an insert of the row inside
  *       a savepoint. A racing first insert of the same lock makes it fail with a unique violation;
@@ -57,7 +55,7 @@ import java.util.Optional;
  * <p>The first statement also marks the transaction as fenced (PostgreSQL, H2, MariaDB/MySQL; on
  * MariaDB the mark is a session variable that {@link #afterCompletion} clears), which the triggers
  * of {@link FencedTables#protect protected tables} require of every write, and, given a
- * bound ({@link #enter(Connection, Lease)}), limits how long the transaction waits for the row and
+ * bound, limits how long the transaction waits for the row and
  * (PostgreSQL, MariaDB) how long it may then sit idle, so that a holder stalled inside its
  * transaction cannot keep the row beyond its lease (see "Bounded waits" below). Before the first
  * use on a database the table's shape is checked: without its primary key on {@code lock_name} two
@@ -82,10 +80,8 @@ import java.util.Optional;
  *   <li>MariaDB closes the stalled transaction's connection once it has sat idle for {@code r}
  *       plus the grace, rounded up to whole seconds ({@code idle_transaction_timeout}). That is a
  *       session setting, so it is set by {@link #limitIdle}, not by {@code enter}, and put back by
- *       {@link #afterCompletion} after the transaction: {@link JdbcFencing} does both; a caller
- *       that owns the transaction must do both or neither (fencing-jpa and the Spring starter do
- *       neither yet: their stalled holders on MariaDB are ended only by the server's own
- *       timeouts). The stalled holder, when it wakes, finds its connection closed (a
+ *       {@link #afterCompletion} after the transaction: {@link FencedTransaction} does both for
+ *       every adapter (JDBC, JPA, Spring). The stalled holder, when it wakes, finds its connection closed (a
  *       connection failure, SQLState class {@code 08}); nothing it wrote is kept.
  *   <li>H2 has no idle timeout and cannot end a stalled transaction: the waiting transaction waits
  *       for its session's {@code LOCK_TIMEOUT} (the guard leaves it alone) and then fails with a
@@ -101,17 +97,14 @@ import java.util.Optional;
  * names the lock and what the database says of the holder. The bounds are as exact as the
  * server's timers: PostgreSQL's are in milliseconds; MariaDB counts whole seconds, and notices an
  * idle connection at its next network read timeout. They assume the server is not itself stopped
- * and that the lease's remaining time was measured when the guard ran. Under {@link JdbcFencing}
- * a stalled holder whose transaction the server ended gets {@link dev.fencedlock.LeaseLostException}
- * at its next statement, the database's failure as its cause.
+ * and that the lease's remaining time was measured when the guard ran. Under {@code JdbcFencing}
+ * a stalled holder whose transaction the server ended gets {@link FenceRefusedException} ({@link
+ * FenceRefusedException.Reason#ENDED_BY_DATABASE}) at its next statement, the database's failure as its cause.
  *
  * <p>Immutable and thread-safe; a connection is used by one thread at a time, as JDBC requires.
  */
-public final class FenceGuard {
-    /** The table the Flyway migration at {@code classpath:db/fencedlock/migration} creates. */
-    public static final String DEFAULT_TABLE = "fencedlock_fence";
-
-    private static final FenceGuard STANDARD = new FenceGuard(DEFAULT_TABLE);
+final class FenceGuard {
+    private static final Map<String, FenceGuard> GUARDS = new ConcurrentHashMap<>();
 
     /** Enough for a racing first insert and a row that changed between two statements. */
     static final int ATTEMPTS = 3;
@@ -138,77 +131,31 @@ public final class FenceGuard {
         this.insertSql = "insert into " + table + " (lock_name, token) values (?, ?)";
     }
 
-    /** The guard on {@value #DEFAULT_TABLE}. */
-    public static FenceGuard standard() {
-        return STANDARD;
-    }
-
-    /**
-     * The guard on another table with the same columns ({@code lock_name varchar(256) primary key,
-     * token bigint not null}).
-     *
-     * @param table a table name, optionally qualified by a schema: letters, digits, {@code _} and
-     *     {@code $}, not starting with a digit
-     * @throws IllegalArgumentException if {@code table} is null or not such a name
-     */
-    public static FenceGuard inTable(String table) {
-        TableNames.requireValid(table);
-        return table.equals(DEFAULT_TABLE) ? STANDARD : new FenceGuard(table);
+    /** The guard on {@code table}; one per table name, kept for the JVM's life. */
+    static FenceGuard of(FenceTable table) {
+        return GUARDS.computeIfAbsent(table.name(), FenceGuard::new);
     }
 
     /** The table this guard writes. */
-    public String table() {
+    String table() {
         return table;
     }
 
     /**
-     * {@link #enter(Connection, String, long, Duration)} for {@code lease}, bounded by its remaining
-     * time: the transaction waits at most that long for the fence row and (PostgreSQL, MariaDB) may
-     * sit idle between statements at most that long plus {@link GuardStatements#IDLE_GRACE} before
-     * the server ends it (on MariaDB only with {@link #limitIdle}).
-     *
-     * @throws IllegalArgumentException also if {@code lease} is null
-     */
-    public void enter(Connection connection, Lease lease) throws SQLException {
-        if (lease == null) {
-            throw new IllegalArgumentException("lease must not be null");
-        }
-        enter(connection, lease.lockName(), lease.token(), remaining(lease));
-    }
-
-    /**
      * MariaDB: bounds how long the transaction on {@code connection}, which {@link #enter} began,
-     * may sit idle between statements: {@code lease}'s remaining time plus {@link
-     * GuardStatements#IDLE_GRACE}, rounded up to whole seconds. The server then closes the
-     * connection of a holder that stalls inside the transaction, which rolls it back and frees the
-     * fence row. MariaDB can only set this for the session ({@code idle_transaction_timeout}), so
-     * the caller must call {@link #afterCompletion} once the transaction has ended, on every path,
-     * or the pooled connection's later transactions inherit the bound. {@link JdbcFencing} does
-     * both. One statement on MariaDB; nothing on PostgreSQL, where {@code enter} sets the bound
-     * transaction-locally already, and on H2 and MySQL, which have no such setting.
+     * may sit idle between statements: {@code bound} plus {@link GuardStatements#IDLE_GRACE}, rounded
+     * up to whole seconds. The server then closes the connection of a holder that stalls inside the
+     * transaction, which rolls it back and frees the fence row. MariaDB can only set this for the
+     * session ({@code idle_transaction_timeout}), so {@link #afterCompletion} must follow once the
+     * transaction has ended, on every path, or the pooled connection's later transactions inherit
+     * the bound. One statement on MariaDB; nothing on PostgreSQL, where {@code enter} sets the bound
+     * transaction-locally already, on H2 and MySQL, which have no such setting, and for a null
+     * bound.
      *
-     * @throws IllegalArgumentException if an argument is null
      * @throws SQLException if the database fails the statement
      */
-    public void limitIdle(Connection connection, Lease lease) throws SQLException {
-        if (connection == null || lease == null) {
-            throw new IllegalArgumentException(
-                    "connection and lease must not be null, got connection " + connection + " and lease " + lease);
-        }
-        statements.get(Database.of(connection)).limitIdle(connection, remaining(lease));
-    }
-
-    static Duration remaining(Lease lease) {
-        Duration remaining = lease.remaining();
-        return remaining.isNegative() ? Duration.ZERO : remaining;
-    }
-
-    /**
-     * {@link #enter(Connection, String, long, Duration)} without a bound: the transaction waits for
-     * the row as long as the database lets a statement wait.
-     */
-    public void enter(Connection connection, String lockName, long token) throws SQLException {
-        enter(connection, lockName, token, null);
+    void limitIdle(Connection connection, Duration bound) throws SQLException {
+        statements.get(Database.of(connection)).limitIdle(connection, bound);
     }
 
     /**
@@ -233,8 +180,9 @@ public final class FenceGuard {
      * usually leaves the transaction unusable: roll it back, then {@link #explain} the failure.
      *
      * @param bound the longest wait, null for the database's own settings; at least 1 ms is used
-     * @throws StaleTokenException if the row holds a larger token: a later holder of the lock has
-     *     entered; the caller must roll back
+     * @throws FenceRefusedException ({@link FenceRefusedException.Reason#NEWER_TOKEN_REGISTERED}) if
+     *     the row holds a larger token: a later holder of the lock has entered; the caller must roll
+     *     back
      * @throws SQLTransactionRollbackException (SQLState {@code 40001}) if the row exists but this
      *     transaction cannot see or write it (it was created after the transaction's snapshot under
      *     REPEATABLE READ or SERIALIZABLE); roll back and {@link #explain}, or retry
@@ -250,7 +198,7 @@ public final class FenceGuard {
      *     negative; nothing was run
      * @throws SQLException any other failure of the database
      */
-    public void enter(Connection connection, String lockName, long token, Duration bound) throws SQLException {
+    void enter(Connection connection, String lockName, long token, Duration bound) throws SQLException {
         requireTransaction(connection);
         LockNames.requireValid(lockName);
         if (token < 0) {
@@ -291,22 +239,21 @@ public final class FenceGuard {
     }
 
     /**
-     * The statements for the database {@code meta} describes, without any check. For fencedlock's
-     * own modules ({@link dev.fencedlock.jdbc.internal.DeferredGuard}); not part of the API.
+     * The statements for the database {@code meta} describes, without any check ({@link
+     * DeferredGuard}).
      */
-    public GuardStatements statementsFor(DatabaseMetaData meta) throws SQLException {
+    GuardStatements statementsFor(DatabaseMetaData meta) throws SQLException {
         return statements.get(Database.of(meta));
     }
 
     /**
      * The statements for {@code connection}'s database, after the checks {@link #enter} makes before
-     * it runs anything: the isolation level, and (once per database) the table's shape. For
-     * fencedlock's own modules ({@link dev.fencedlock.jdbc.internal.DeferredGuard}); not part of the
-     * API.
+     * it runs anything: the isolation level, and (once per database) the table's shape ({@link
+     * DeferredGuard}).
      *
      * @throws SQLSyntaxErrorException if the table is missing, with how to create it
      */
-    public GuardStatements checked(Connection connection) throws SQLException {
+    GuardStatements checked(Connection connection) throws SQLException {
         requireTransaction(connection);
         DatabaseMetaData meta = connection.getMetaData();
         GuardStatements guard = statementsFor(meta);
@@ -333,7 +280,7 @@ public final class FenceGuard {
      * @throws IllegalArgumentException if {@code connection} is null
      * @throws SQLException if the database fails the statement
      */
-    public void afterCompletion(Connection connection) throws SQLException {
+    void afterCompletion(Connection connection) throws SQLException {
         if (connection == null) {
             throw new IllegalArgumentException("connection must not be null");
         }
@@ -354,8 +301,7 @@ public final class FenceGuard {
      * @throws IllegalArgumentException if an argument is null or {@code lockName} is not a valid
      *     lock name
      */
-    public Optional<StaleTokenException> explain(
-            Connection connection, SQLException failure, String lockName, long token) {
+    Optional<FenceRefusedException> explain(Connection connection, SQLException failure, String lockName, long token) {
         if (connection == null || failure == null) {
             throw new IllegalArgumentException("connection and failure must not be null, got connection " + connection
                     + " and failure " + failure);
@@ -370,7 +316,7 @@ public final class FenceGuard {
                 connection.rollback();
             }
             if (row != null && row.name.equals(lockName) && row.token > token) {
-                return Optional.of(new StaleTokenException(lockName, token, row.token, failure));
+                return Optional.of(refused(lockName, token, row.token, failure));
             }
         } catch (SQLException e) {
             failure.addSuppressed(e);
@@ -391,7 +337,7 @@ public final class FenceGuard {
      * @throws IllegalArgumentException if {@code connection} or {@code failure} is null or {@code
      *     lockName} is not a valid lock name
      */
-    public Optional<FenceRowBusyException> explainWait(
+    Optional<FenceRowBusyException> explainWait(
             Connection connection, SQLException failure, String lockName, long token, Duration bound) {
         if (connection == null || failure == null) {
             throw new IllegalArgumentException("connection and failure must not be null, got connection " + connection
@@ -417,13 +363,13 @@ public final class FenceGuard {
     /**
      * Whether {@code failure} says the database ended a fenced transaction because it sat idle for
      * longer than its guard allowed (the lease's remaining time at the guard plus {@link
-     * dev.fencedlock.jdbc.internal.GuardStatements#IDLE_GRACE}): PostgreSQL's {@code
+     * GuardStatements#IDLE_GRACE}): PostgreSQL's {@code
      * idle_in_transaction_session_timeout}, SQLState {@value #IDLE_TIMEOUT_STATE}. Such a
      * transaction was rolled back by the server and its session closed: nothing it wrote landed,
      * which makes it a refused stale write, not an outcome in doubt. False for null and for every
      * other failure.
      */
-    public static boolean endedForIdling(Throwable failure) {
+    static boolean endedForIdling(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (cause instanceof SQLException sql && IDLE_TIMEOUT_STATE.equals(sql.getSQLState())) {
                 return true;
@@ -454,7 +400,7 @@ public final class FenceGuard {
             throw sharedRow(row.name, lockName);
         }
         if (row.token > token) {
-            throw new StaleTokenException(lockName, token, row.token);
+            throw refused(lockName, token, row.token, null);
         }
         if (row.token == token) {
             return true;
@@ -536,6 +482,16 @@ public final class FenceGuard {
                 state,
                 e.getErrorCode(),
                 e);
+    }
+
+    private static FenceRefusedException refused(String lockName, long token, long registered, Throwable cause) {
+        return new FenceRefusedException(
+                FenceRefusedException.Reason.NEWER_TOKEN_REGISTERED,
+                lockName,
+                token,
+                registered,
+                "the transaction is refused",
+                cause);
     }
 
     private record Row(String name, long token) {}
