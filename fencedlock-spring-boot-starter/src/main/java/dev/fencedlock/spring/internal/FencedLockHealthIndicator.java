@@ -18,7 +18,10 @@ import org.springframework.boot.health.contributor.Health;
  *       primary is DOWN, as acquisitions then go to the fallback; while the client waits out the
  *       other backend's leases (the default takeover), {@link LockClient#status()} reports the
  *       withheld backend DOWN, so the client is DOWN until a backend may grant again;
- *   <li>DOWN otherwise.
+ *   <li>DOWN otherwise: for example a Redis Cluster with a master whose slots no other master
+ *       serves (a dead master with no replica promoted yet), whose locks cannot be granted. DOWN rather than
+ *       OUT_OF_SERVICE, which Spring keeps for a component taken out of service on purpose: here
+ *       the backend failed, and the application's locked work fails or waits until it returns.
  * </ul>
  *
  * <p>Details: one entry per backend under its name, with its {@code state} and its {@code nodes}
