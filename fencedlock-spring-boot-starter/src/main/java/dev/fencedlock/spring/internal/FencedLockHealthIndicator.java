@@ -13,13 +13,15 @@ import org.springframework.boot.health.contributor.Health;
  *
  * <ul>
  *   <li>UP when a backend can grant leases ({@link BackendStatus.State#canGrant()}): a quorum of
- *       Redis masters counts, ZooKeeper is connected, or the backend does not report its state.
+ *       Redis masters counts, ZooKeeper is connected, the jdbc database answers a query on its lock
+ *       table, or the backend does not report its state.
  *       With {@code fencedlock.fallback}, a fallback that can grant keeps the client UP while the
  *       primary is DOWN, as acquisitions then go to the fallback; while the client waits out the
  *       other backend's leases (the default takeover), {@link LockClient#status()} reports the
  *       withheld backend DOWN, so the client is DOWN until a backend may grant again;
  *   <li>DOWN otherwise: for example a Redis Cluster with a master whose slots no other master
- *       serves (a dead master with no replica promoted yet), whose locks cannot be granted. DOWN rather than
+ *       serves (a dead master with no replica promoted yet), whose locks cannot be granted, or a
+ *       jdbc database that cannot be reached or lacks its lock table. DOWN rather than
  *       OUT_OF_SERVICE, which Spring keeps for a component taken out of service on purpose: here
  *       the backend failed, and the application's locked work fails or waits until it returns.
  * </ul>
