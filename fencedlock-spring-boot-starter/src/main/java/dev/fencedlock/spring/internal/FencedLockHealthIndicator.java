@@ -52,15 +52,20 @@ final class FencedLockHealthIndicator extends AbstractHealthIndicator {
         }
     }
 
+    /** State before nodes and a node's state before its detail, so the endpoint's JSON reads in a stable order. */
     private static Map<String, Object> details(BackendStatus backend) {
         Map<String, Object> nodes = new LinkedHashMap<>();
         for (BackendStatus.Node node : backend.nodes()) {
-            nodes.put(
-                    node.address(),
-                    node.detail().isEmpty()
-                            ? Map.of("state", node.state().name())
-                            : Map.of("state", node.state().name(), "detail", node.detail()));
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("state", node.state().name());
+            if (!node.detail().isEmpty()) {
+                entry.put("detail", node.detail());
+            }
+            nodes.put(node.address(), entry);
         }
-        return Map.of("state", backend.state().name(), "nodes", nodes);
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("state", backend.state().name());
+        details.put("nodes", nodes);
+        return details;
     }
 }
