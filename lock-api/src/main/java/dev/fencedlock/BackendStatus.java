@@ -32,13 +32,20 @@ public record BackendStatus(String backend, State state, List<Node> nodes) {
 
     /** What one node of a backend is doing, as far as the backend knows. */
     public enum NodeState {
-        /** A Redis master that answers and counts toward a quorum. */
+        /**
+         * A Redis master that answers and counts toward a quorum; a jdbc database that answers and
+         * whose lock table is usable.
+         */
         ANSWERING,
         /** A Redis master that answers but does not count yet: its restart quarantine has not passed. */
         QUARANTINED,
         /** A Redis master that never counts because it may evict keys under memory pressure. */
         EVICTING,
-        /** A Redis master that did not answer within the node timeout, or answered with an error. */
+        /**
+         * A Redis master that did not answer within the node timeout, or answered with an error; a
+         * jdbc database that was not reached within the operation timeout, or whose lock table is
+         * missing or not usable.
+         */
         FAILING,
         /** ZooKeeper: the session is connected. */
         CONNECTED,

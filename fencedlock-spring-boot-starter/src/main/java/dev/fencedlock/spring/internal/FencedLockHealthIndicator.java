@@ -13,12 +13,17 @@ import org.springframework.boot.health.contributor.Health;
  *
  * <ul>
  *   <li>UP when a backend can grant leases ({@link BackendStatus.State#canGrant()}): a quorum of
- *       Redis masters counts, ZooKeeper is connected, or the backend does not report its state.
+ *       Redis masters counts, ZooKeeper is connected, the jdbc database answers a query on its lock
+ *       table, or the backend does not report its state.
  *       With {@code fencedlock.fallback}, a fallback that can grant keeps the client UP while the
  *       primary is DOWN, as acquisitions then go to the fallback; while the client waits out the
  *       other backend's leases (the default takeover), {@link LockClient#status()} reports the
  *       withheld backend DOWN, so the client is DOWN until a backend may grant again;
- *   <li>DOWN otherwise.
+ *   <li>DOWN otherwise: for example a Redis Cluster with a master whose slots no other master
+ *       serves (a dead master with no replica promoted yet), whose locks cannot be granted, or a
+ *       jdbc database that cannot be reached or lacks its lock table. DOWN rather than
+ *       OUT_OF_SERVICE, which Spring keeps for a component taken out of service on purpose: here
+ *       the backend failed, and the application's locked work fails or waits until it returns.
  * </ul>
  *
  * <p>Details: one entry per backend under its name, with its {@code state} and its {@code nodes}
@@ -47,15 +52,20 @@ final class FencedLockHealthIndicator extends AbstractHealthIndicator {
         }
     }
 
+    /** State before nodes and a node's state before its detail, so the endpoint's JSON reads in a stable order. */
     private static Map<String, Object> details(BackendStatus backend) {
         Map<String, Object> nodes = new LinkedHashMap<>();
         for (BackendStatus.Node node : backend.nodes()) {
-            nodes.put(
-                    node.address(),
-                    node.detail().isEmpty()
-                            ? Map.of("state", node.state().name())
-                            : Map.of("state", node.state().name(), "detail", node.detail()));
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("state", node.state().name());
+            if (!node.detail().isEmpty()) {
+                entry.put("detail", node.detail());
+            }
+            nodes.put(node.address(), entry);
         }
-        return Map.of("state", backend.state().name(), "nodes", nodes);
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("state", backend.state().name());
+        details.put("nodes", nodes);
+        return details;
     }
 }

@@ -112,7 +112,7 @@ final class JdbcFencedLock extends AbstractFencedLock {
     }
 
     /** SQLSTATE class 42: an unknown table or column, or no privilege on it, which no retry mends. */
-    private static boolean isSchemaError(SQLException e) {
+    static boolean isSchemaError(SQLException e) {
         return e.getSQLState() != null && e.getSQLState().startsWith("42");
     }
 

@@ -1,11 +1,14 @@
 package dev.fencedlock.jdbcprovider.internal;
 
+import dev.fencedlock.BackendStatus;
 import dev.fencedlock.FencedLock;
 import dev.fencedlock.spi.LeaseRuntime;
 import dev.fencedlock.spi.LockProvider;
+import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
@@ -59,6 +62,57 @@ final class JdbcLockProvider implements LockProvider {
     @Override
     public FencedLock lock(String name) {
         return new JdbcFencedLock(name, runtime, this);
+    }
+
+    /**
+     * Checks the database and the lock table within one operation timeout, as a grant attempt
+     * would reach them: borrows a connection, reads the database's product and version from the
+     * driver's metadata and runs a query on the lock table that reads no row ({@link
+     * LockTable#probe}) and takes no lock, bounded on the server like every statement. One node,
+     * the database: {@code ANSWERING} with the product and "lock table ... usable" in the detail
+     * ({@code UP}); {@code FAILING} ({@code DOWN}) when no connection came or the database did not
+     * answer in time (the detail says "database not reached" and why), or when the table is
+     * missing, lacks a column or may not be read (the detail names the product and the database's
+     * error). Never throws.
+     */
+    @Override
+    public BackendStatus status(String backend) {
+        Check check;
+        try {
+            check = call(false, (lockTable, session) -> {
+                DatabaseMetaData meta = session.connection().getMetaData();
+                String product = meta.getDatabaseProductName() + " " + meta.getDatabaseProductVersion();
+                try {
+                    lockTable.probe(session);
+                    return new Check(product, null);
+                } catch (SQLException e) {
+                    if (!JdbcFencedLock.isSchemaError(e)) {
+                        throw e;
+                    }
+                    return new Check(product, e);
+                }
+            });
+        } catch (SQLException | RuntimeException e) {
+            return databaseStatus(backend, BackendStatus.NodeState.FAILING, "database not reached: " + e);
+        }
+        if (check.tableFailure() != null) {
+            return databaseStatus(
+                    backend,
+                    BackendStatus.NodeState.FAILING,
+                    check.product() + "; lock table " + tableName + " not usable: " + check.tableFailure());
+        }
+        return databaseStatus(
+                backend, BackendStatus.NodeState.ANSWERING, check.product() + "; lock table " + tableName + " usable");
+    }
+
+    /** What {@link #status} found on a database that answered. */
+    private record Check(String product, SQLException tableFailure) {}
+
+    private BackendStatus databaseStatus(String backend, BackendStatus.NodeState state, String detail) {
+        return new BackendStatus(
+                backend,
+                state == BackendStatus.NodeState.ANSWERING ? BackendStatus.State.UP : BackendStatus.State.DOWN,
+                List.of(new BackendStatus.Node(node, state, detail)));
     }
 
     /** Work on the lock table in one session. */

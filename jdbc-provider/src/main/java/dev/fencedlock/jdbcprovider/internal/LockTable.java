@@ -282,6 +282,22 @@ abstract class LockTable {
                         == 1);
     }
 
+    /**
+     * Reads no row of the table but names every column the statements use, so it fails (SQLSTATE
+     * class 42) if the table is missing, lacks a column or may not be read. Takes no lock.
+     */
+    final void probe(Session session) throws SQLException {
+        withinBounds(session, () -> {
+            try (PreparedStatement select = prepareBounded(
+                    session, "SELECT lock_key, lock_name, holder, token, expires_at FROM " + table + " WHERE 1 = 0")) {
+                select.execute();
+                skipBounds(select);
+                select.getResultSet().close();
+            }
+            return null;
+        });
+    }
+
     /** Runs one bounded {@code UPDATE} or {@code INSERT} and returns its update count. */
     final int update(Session session, String sql, Object... parameters) throws SQLException {
         try (PreparedStatement statement = prepareBounded(session, sql)) {

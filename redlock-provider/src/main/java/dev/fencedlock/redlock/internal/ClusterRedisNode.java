@@ -8,15 +8,18 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Connection;
@@ -154,6 +157,90 @@ final class ClusterRedisNode implements RedisNode {
             }
             return checked(reply);
         };
+    }
+
+    /**
+     * Probes every master of the slot map as last read (a lookup starts if it is older than
+     * {@value #REFRESH_MILLIS} ms) with {@link Script#PING} on a key of a slot it serves, so a
+     * master answers as it would a lock call: a dead or frozen master fails within the node timeout,
+     * and a master of a cluster in {@code cluster_state:fail} answers {@code CLUSTERDOWN}. Slots no
+     * master serves are one failed entry naming them. The entries are in slot order, each naming
+     * the master's slot ranges.
+     */
+    @Override
+    public Probe probe() {
+        if (System.nanoTime() - resolvedAtNanos > REFRESH_MILLIS * 1_000_000L) {
+            refresh();
+        }
+        HostAndPort[] owners = slots.owners();
+        Map<HostAndPort, List<String>> ranges = new LinkedHashMap<>();
+        Map<HostAndPort, Integer> firstSlots = new LinkedHashMap<>();
+        List<String> unserved = new ArrayList<>();
+        int start = 0;
+        for (int slot = 1; slot <= SLOTS; slot++) {
+            if (slot < SLOTS && Objects.equals(owners[slot], owners[start])) {
+                continue;
+            }
+            String range = start == slot - 1 ? String.valueOf(start) : start + "-" + (slot - 1);
+            HostAndPort owner = owners[start];
+            if (owner == null) {
+                unserved.add(range);
+            } else {
+                ranges.computeIfAbsent(owner, o -> new ArrayList<>()).add(range);
+                firstSlots.putIfAbsent(owner, start);
+            }
+            start = slot;
+        }
+        List<Supplier<Probed>> probes = new ArrayList<>();
+        for (Map.Entry<HostAndPort, List<String>> entry : ranges.entrySet()) {
+            String role = "slots " + String.join(",", entry.getValue());
+            JedisRedisNode node = master(entry.getKey());
+            String address = dataNode(entry.getKey()).toString();
+            if (node == null) {
+                probes.add(() -> new Probed(address, role, NodeReply.failed(closedFailure())));
+                continue;
+            }
+            byte[][] key = {keyInSlot(firstSlots.get(entry.getKey()))};
+            Pending pending = node.send(Script.PING, key, new byte[0][]);
+            probes.add(() -> new Probed(address, role, checked(pending.await())));
+        }
+        if (!unserved.isEmpty()) {
+            String role = "slots " + String.join(",", unserved);
+            probes.add(() -> new Probed(
+                    name, role, NodeReply.failed(new JedisConnectionException("no master serves these slots"))));
+        }
+        return () -> probes.stream().map(Supplier::get).toList();
+    }
+
+    private JedisConnectionException closedFailure() {
+        return new JedisConnectionException("the client of the " + name + " is closed");
+    }
+
+    /**
+     * A key whose hash slot is {@code slot}: a hash tag of the smallest decimal number that hashes
+     * there, found once for all slots (about 10^5 checksums, on first use).
+     */
+    static byte[] keyInSlot(int slot) {
+        return SlotKeys.KEYS[slot];
+    }
+
+    /** The keys of {@link #keyInSlot}, built when first asked for. */
+    private static final class SlotKeys {
+        static final byte[][] KEYS = build();
+
+        private static byte[][] build() {
+            byte[][] keys = new byte[SLOTS][];
+            int found = 0;
+            for (int tag = 0; found < SLOTS; tag++) {
+                byte[] key = ("fencedlock-status-{" + tag + "}").getBytes(StandardCharsets.UTF_8);
+                int slot = JedisClusterCRC16.getSlot(key);
+                if (keys[slot] == null) {
+                    keys[slot] = key;
+                    found++;
+                }
+            }
+            return keys;
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.fencedlock.redlock.internal;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -30,9 +31,38 @@ interface RedisNode extends AutoCloseable {
      */
     CompletableFuture<NodeReply> submit(Script script, byte[][] keys, byte[][] args);
 
+    /**
+     * Starts the status probe ({@link Script#PING}, which touches no key) on every master behind
+     * this node and returns without waiting. One master by default; a Redis Cluster probes each
+     * master of its slot map and names the slots no master serves ({@link ClusterRedisNode#probe}).
+     */
+    default Probe probe() {
+        Pending pending = send(Script.PING, new byte[0][], new byte[0][]);
+        return () -> List.of(new Probed(name(), "", pending.await()));
+    }
+
     /** Closes the node's connections. Calls in flight fail. Idempotent. */
     @Override
     void close();
+
+    /** A status probe in flight. Confined to the thread that started it. */
+    interface Probe {
+        /**
+         * Waits for every master's reply, at most about one node timeout since the probe started,
+         * and returns them in a stable order. Called once. Never throws.
+         */
+        List<Probed> await();
+    }
+
+    /**
+     * What one master answered to the status probe.
+     *
+     * @param master the master's address with any password masked
+     * @param role what the master serves, for example {@code slots 0-5460}; empty for a node that is
+     *     its own master
+     * @param reply the reply, failed when the master did not answer or refused the probe
+     */
+    record Probed(String master, String role, NodeReply reply) {}
 
     /** A call in flight. Confined to the thread that sent it. */
     interface Pending {

@@ -41,7 +41,6 @@ final class RedlockProvider implements LockProvider {
     private static final AtomicInteger INSTANCES = new AtomicInteger();
     private static final int VALUE_BYTES = 16;
     private static final int CONNECT_QUEUE_PER_NODE = 64;
-    private static final byte[][] NO_BYTES = new byte[0][];
 
     private final LeaseRuntime runtime;
     private final List<RedisNode> nodes;
@@ -219,25 +218,37 @@ final class RedlockProvider implements LockProvider {
     }
 
     /**
-     * Asks every node at once with a script that touches no key, then reads what each reply means
-     * for the quorum, as an acquisition would: {@code ANSWERING} (counts), {@code QUARANTINED}
-     * (restart quarantine), {@code EVICTING} (may evict keys) or {@code FAILING} (no answer within
-     * the node timeout, or an error; the detail says which). Returns within about one node timeout.
-     * {@code UP} when every node counts, {@code DEGRADED} when a quorum does, else {@code DOWN}.
+     * Asks every master at once with a script that touches no key ({@link RedisNode#probe}), then
+     * reads what each reply means for the quorum, as an acquisition would: {@code ANSWERING}
+     * (counts), {@code QUARANTINED} (restart quarantine), {@code EVICTING} (may evict keys) or
+     * {@code FAILING} (no answer within the node timeout, or an error; the detail says which).
+     * Returns within about one node timeout.
+     *
+     * <p>A Redis Cluster or a Sentinel group is one voter of the quorum. A cluster reports each
+     * master of its slot map, its slots in the detail, and counts only while every master counts:
+     * a lock's slot follows from its name, so while one master fails (or a cluster in {@code
+     * cluster_state:fail} answers {@code CLUSTERDOWN}) some locks cannot be granted at all, and by
+     * default ({@code cluster-require-full-coverage yes}) the cluster refuses every call.
+     *
+     * <p>{@code UP} when every voter counts, {@code DEGRADED} when a quorum does, else {@code DOWN}.
      */
     @Override
     public BackendStatus status(String backend) {
         long start = runtime.clock().nanoTime();
-        List<RedisNode.Pending> pending = new ArrayList<>(nodes.size());
+        List<RedisNode.Probe> probes = new ArrayList<>(nodes.size());
         for (RedisNode node : nodes) {
-            pending.add(node.send(Script.PING, NO_BYTES, NO_BYTES));
+            probes.add(node.probe());
         }
         List<BackendStatus.Node> reported = new ArrayList<>(nodes.size());
         int counting = 0;
         for (int i = 0; i < nodes.size(); i++) {
-            BackendStatus.Node node = nodeStatus(i, pending.get(i).await(), start);
-            counting += node.state() == BackendStatus.NodeState.ANSWERING ? 1 : 0;
-            reported.add(node);
+            boolean counts = true;
+            for (RedisNode.Probed probed : probes.get(i).await()) {
+                BackendStatus.Node node = nodeStatus(i, probed, start);
+                counts &= node.state() == BackendStatus.NodeState.ANSWERING;
+                reported.add(node);
+            }
+            counting += counts ? 1 : 0;
         }
         BackendStatus.State state = counting == nodes.size()
                 ? BackendStatus.State.UP
@@ -245,21 +256,26 @@ final class RedlockProvider implements LockProvider {
         return new BackendStatus(backend, state, reported);
     }
 
-    private BackendStatus.Node nodeStatus(int index, NodeReply reply, long start) {
-        String name = nodes.get(index).name();
+    private BackendStatus.Node nodeStatus(int index, RedisNode.Probed probed, long start) {
+        NodeReply reply = probed.reply();
         if (!reply.ok()) {
-            return new BackendStatus.Node(
-                    name, BackendStatus.NodeState.FAILING, reply.failure().toString());
+            return node(probed, BackendStatus.NodeState.FAILING, reply.failure().toString());
         }
         RuntimeException excluded = health.get(index)
                 .exclusion(reply.instance(), start, runtime.clock().nanoTime(), quarantine);
         if (excluded == null) {
-            return new BackendStatus.Node(name, BackendStatus.NodeState.ANSWERING, "");
+            return node(probed, BackendStatus.NodeState.ANSWERING, "");
         }
         BackendStatus.NodeState state = excluded instanceof EvictingNodeException
                 ? BackendStatus.NodeState.EVICTING
                 : BackendStatus.NodeState.QUARANTINED;
-        return new BackendStatus.Node(name, state, String.valueOf(excluded.getMessage()));
+        return node(probed, state, String.valueOf(excluded.getMessage()));
+    }
+
+    /** The node's entry; a master's role (a cluster's slots) leads its detail. */
+    private static BackendStatus.Node node(RedisNode.Probed probed, BackendStatus.NodeState state, String why) {
+        String detail = probed.role().isEmpty() ? why : why.isEmpty() ? probed.role() : probed.role() + ": " + why;
+        return new BackendStatus.Node(probed.master(), state, detail);
     }
 
     /**

@@ -116,6 +116,18 @@ final class SentinelRedisNode implements RedisNode {
         return () -> checked(pending.await(), now.address());
     }
 
+    /** The status probe on the master the Sentinels name now, whose address the entry's role gives. */
+    @Override
+    public Probe probe() {
+        Current now = currentOrRefresh();
+        if (now == null) {
+            return () -> List.of(new Probed(name, "", NodeReply.failed(noMaster())));
+        }
+        Pending pending = now.node().send(Script.PING, new byte[0][], new byte[0][]);
+        String role = "master at " + now.address();
+        return () -> List.of(new Probed(name, role, checked(pending.await(), now.address())));
+    }
+
     @Override
     public CompletableFuture<NodeReply> submit(Script script, byte[][] keys, byte[][] args) {
         Current now = currentOrRefresh();

@@ -56,6 +56,15 @@ class ClusterRedisNodeTest {
     }
 
     @Test
+    void theStatusProbeHasAKeyInEverySlot() {
+        for (int slot = 0; slot < ClusterRedisNode.SLOTS; slot++) {
+            assertThat(JedisClusterCRC16.getSlot(ClusterRedisNode.keyInSlot(slot)))
+                    .as("slot of the probe key for slot %d", slot)
+                    .isEqualTo(slot);
+        }
+    }
+
+    @Test
     void scriptsWithoutRecordsAreSentAsTheyAre() {
         byte[][] raise = {bytes(KEYS.token("orders"))};
         assertThat(ClusterRedisNode.inSlot(Script.RAISE_TOKEN, raise)).isSameAs(raise);

@@ -5,15 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencedlock.BackendStatus;
 import dev.fencedlock.BackendStatus.NodeState;
 import dev.fencedlock.BackendStatus.State;
+import dev.fencedlock.LockConfig;
 import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.testkit.await.Await;
+import dev.fencedlock.testkit.redis.RedisSentinelGroup;
 import dev.fencedlock.testkit.redis.RedisServerProcess;
 import dev.fencedlock.testkit.redis.RedisServers;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** {@link RedlockProvider#status} on real nodes: frozen, quarantined, and that it writes nothing. */
+/**
+ * {@link RedlockProvider#status} on real nodes: frozen, quarantined, a Sentinel group's master, and
+ * that it writes nothing.
+ */
 class RedlockStatusIT {
 
     private static List<NodeState> states(BackendStatus status) {
@@ -72,6 +77,46 @@ class RedlockStatusIT {
             assertThat(states(status)).containsOnly(NodeState.QUARANTINED);
             assertThat(status.nodes())
                     .allSatisfy(node -> assertThat(node.detail()).contains("restart quarantine"));
+        }
+    }
+
+    @Test
+    void aSentinelGroupReportsItsMasterAndIsDownWhileTheMasterIsFrozen() throws Exception {
+        // no replica and a minute's down-after: nothing fails over while the master is frozen
+        try (RedisSentinelGroup group = RedisSentinelGroup.start("status", 0, 2, Duration.ofMinutes(1))) {
+            LockConfig config = LockConfig.builder()
+                    .backend("redlock")
+                    .set(RedlockSettings.SENTINEL_MASTER, group.masterName())
+                    .set(RedlockSettings.SENTINEL_NODES, group.sentinelNodes())
+                    .set(RedlockSettings.NODE_TIMEOUT, Duration.ofMillis(500))
+                    .set(RedlockSettings.RESTART_QUARANTINE, Duration.ofNanos(1))
+                    .build();
+            try (TestClient client = TestClient.create(config)) {
+                BackendStatus up = Await.value(
+                        "the Sentinels' master answering",
+                        Duration.ofSeconds(10),
+                        () -> client.provider().status("redlock"),
+                        status -> status.state() == State.UP);
+                assertThat(up.nodes()).singleElement().satisfies(node -> {
+                    assertThat(node.address()).contains("'status'");
+                    assertThat(node.detail())
+                            .isEqualTo("master at " + group.master().host() + ":"
+                                    + group.master().port());
+                });
+
+                group.master().pause();
+                BackendStatus frozen = client.provider().status("redlock");
+                assertThat(frozen.state()).isEqualTo(State.DOWN);
+                assertThat(frozen.nodes()).singleElement().satisfies(node -> {
+                    assertThat(node.state()).isEqualTo(NodeState.FAILING);
+                    assertThat(node.detail()).startsWith("master at ");
+                });
+                group.master().resume();
+                Await.until(
+                        "the master answering again",
+                        Duration.ofSeconds(10),
+                        () -> client.provider().status("redlock").state() == State.UP);
+            }
         }
     }
 }
