@@ -46,9 +46,10 @@ import java.util.Objects;
  * the old holder to still believe itself valid writes before then, or uses a fixed lease of a few
  * seconds or more.
  *
- * <p>Only the backend's own provider needs to be on the test classpath: {@code redlock-provider},
- * {@code zookeeper-provider} or {@code jdbc-provider} (each an optional dependency of this module).
- * Calling a factory whose provider is absent fails with {@link NoClassDefFoundError}.
+ * <p>Only what the backend needs has to be on the test classpath: {@code redlock-provider}, {@code
+ * zookeeper-provider}, {@code jdbc-provider}, or for {@code local} {@code lock-testkit} (each an
+ * optional dependency of this module). Using a backend whose module is absent fails with {@link
+ * NoClassDefFoundError}.
  *
  * <p>Immutable and thread-safe. Each {@link #takeAway} opens its own connection(s) to the backend
  * and closes them before it returns; a Curator client or data source that the settings carry is
