@@ -1,11 +1,14 @@
 package dev.fencedlock.testkit.faults;
 
-import dev.fencedlock.internal.local.LocalProviderFactory;
 import dev.fencedlock.testkit.local.LocalLockFaults;
 
-/** The {@code local} backend: {@link LocalLockFaults#loseLease}. */
+/**
+ * The {@code local} backend: {@link LocalLockFaults#loseLease}. The backend keeps no trace of a
+ * grant it forgot, so a lock that is not held is not reported.
+ */
 final class LocalGrant implements GrantRemover {
-    static final String BACKEND = LocalProviderFactory.BACKEND;
+    /** The value of {@code fencedlock.backend} that selects the in-process backend. */
+    static final String BACKEND = "local";
 
     @Override
     public void remove(String lockName) {

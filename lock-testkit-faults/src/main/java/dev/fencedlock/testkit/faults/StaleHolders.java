@@ -118,7 +118,8 @@ public final class StaleHolders {
      *
      * @throws IllegalStateException if {@code lease} is no longer valid, or the backend holds no
      *     grant of its lock (released, expired, or a lease of another backend or another
-     *     deployment); nothing was changed
+     *     deployment; the {@code local} backend cannot tell), or could not be reached; nothing was
+     *     changed
      * @throws IllegalArgumentException if {@code lease} is null
      */
     public void takeAway(Lease lease) {
