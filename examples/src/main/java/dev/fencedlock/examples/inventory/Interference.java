@@ -1,5 +1,7 @@
 package dev.fencedlock.examples.inventory;
 
+import dev.fencedlock.Lease;
+import dev.fencedlock.testkit.faults.StaleHolders;
 import java.time.Duration;
 
 /**
@@ -11,8 +13,8 @@ interface Interference {
     /** Nothing happens: the ordinary case. */
     Interference NONE = new Interference() {};
 
-    /** Called with the lock held and no transaction begun yet. */
-    default void beforeTransaction(String lockName, String sku) throws Exception {}
+    /** Called with the lock held (by {@code held}) and no transaction begun yet. */
+    default void beforeTransaction(Lease held, String sku) throws Exception {}
 
     /** Called inside the transaction, with the fence value the transaction read. */
     default void duringTransaction(String lockName, String sku, long fenceRead) throws Exception {}
@@ -35,11 +37,11 @@ interface Interference {
      * transaction's first statement, the fence guard, then meets the newer token in the database,
      * which refuses it. The newer holder's order is counted in {@code tally} like any other.
      */
-    static Interference breakLock(LockBreaker breaker, OrderPlacer placer, WorkerTally tally) {
+    static Interference breakLock(StaleHolders breaker, OrderPlacer placer, WorkerTally tally) {
         return new Interference() {
             @Override
-            public void beforeTransaction(String lockName, String sku) throws Exception {
-                breaker.breakHolder(lockName);
+            public void beforeTransaction(Lease held, String sku) throws InterruptedException {
+                breaker.takeAway(held);
                 OrderOutcome newer = placer.place(sku, "newer-holder", NONE, tally.waits());
                 tally.count(newer);
                 if (newer == OrderOutcome.SOLD) {

@@ -1,6 +1,7 @@
 package dev.fencedlock.examples.inventory;
 
 import dev.fencedlock.LockClient;
+import dev.fencedlock.testkit.faults.StaleHolders;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.function.IntFunction;
@@ -143,8 +144,8 @@ public final class InventoryApp {
             WorkerProcesses.StartGate beforeWorkers)
             throws Exception {
         boolean breaking = settings.breakWorker().isPresent() && canBreak(locks);
-        try (LockClient client = locks.newClient(database);
-                LockBreaker breaker = breaking ? LockBreaker.forConfig(locks.config()) : null) {
+        StaleHolders breaker = breaking ? StaleHolders.forConfig(locks.config()) : null;
+        try (LockClient client = locks.newClient(database)) {
             OrderPlacer placer = new OrderPlacer(client, database.entityManagerFactory(), settings.lease());
             if (breaking) {
                 orderUnderABrokenLock(settings, client, database, breaker, tally);
@@ -168,7 +169,11 @@ public final class InventoryApp {
      * (load average 10 to 20 on two cores), so no newer sale overtook the broken lock.
      */
     private static void orderUnderABrokenLock(
-            RunSettings settings, LockClient client, InventoryDatabase database, LockBreaker breaker, WorkerTally tally)
+            RunSettings settings,
+            LockClient client,
+            InventoryDatabase database,
+            StaleHolders breaker,
+            WorkerTally tally)
             throws InterruptedException {
         for (int index = 0; index < settings.workers(); index++) {
             if (settings.breaksLock(index)) {

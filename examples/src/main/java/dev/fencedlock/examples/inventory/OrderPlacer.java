@@ -49,7 +49,7 @@ final class OrderPlacer {
             return OrderOutcome.LOCK_TIMEOUT;
         }
         try (Lease held = granted.get()) {
-            interfereBefore(interference, sku);
+            interfereBefore(interference, held, sku);
             try (FencingScope fenced = Fencing.bind(held)) {
                 return sellInTransaction(sku, worker, held.token(), interference);
             }
@@ -112,9 +112,9 @@ final class OrderPlacer {
         }
     }
 
-    private static void interfereBefore(Interference interference, String sku) throws InterruptedException {
+    private static void interfereBefore(Interference interference, Lease held, String sku) throws InterruptedException {
         try {
-            interference.beforeTransaction(lockName(sku), sku);
+            interference.beforeTransaction(held, sku);
         } catch (InterruptedException | RuntimeException e) {
             throw e;
         } catch (Exception e) {
