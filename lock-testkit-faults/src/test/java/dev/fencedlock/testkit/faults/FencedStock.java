@@ -3,9 +3,9 @@ package dev.fencedlock.testkit.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
 import dev.fencedlock.jdbc.JdbcFencing;
-import dev.fencedlock.jdbc.StaleTokenException;
 import dev.fencedlock.testkit.db.TestDatabase;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -45,7 +45,11 @@ final class FencedStock implements AutoCloseable {
 
     /** Asserts that {@code write} is refused as the write of a stale holder: the one place that names the exception. */
     static void assertRefusedAsStale(ThrowingCallable write) {
-        assertThatThrownBy(write).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(write)
+                .isInstanceOfSatisfying(
+                        FenceRefusedException.class,
+                        refusal -> assertThat(refusal.reason())
+                                .isEqualTo(FenceRefusedException.Reason.NEWER_TOKEN_REGISTERED));
     }
 
     void assertWrittenBy(String sku, String writer) {
