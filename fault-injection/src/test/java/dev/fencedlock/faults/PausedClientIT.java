@@ -21,7 +21,7 @@ import dev.fencedlock.faults.workload.Section;
 import dev.fencedlock.jdbcprovider.JdbcLockSettings;
 import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.testkit.junit.PerClassResource;
-import dev.fencedlock.testkit.redis.RedisServersExtension;
+import dev.fencedlock.testkit.junit.RedisServersExtension;
 import dev.fencedlock.testkit.zookeeper.ZooKeeperServers;
 import dev.fencedlock.zookeeper.ZooKeeperSettings;
 import java.nio.file.Path;

@@ -11,7 +11,7 @@ import dev.fencedlock.spi.TokenOrder;
 import dev.fencedlock.testkit.await.Await;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.junit.PerClassResource;
-import dev.fencedlock.testkit.redis.RedisServersExtension;
+import dev.fencedlock.testkit.junit.RedisServersExtension;
 import dev.fencedlock.testkit.zookeeper.ZooKeeperServers;
 import dev.fencedlock.zookeeper.ZooKeeperLocks;
 import java.sql.PreparedStatement;

@@ -1,15 +1,10 @@
 package dev.fencedlock.spring;
 
-import dev.fencedlock.FencedLock;
 import dev.fencedlock.Lease;
-import dev.fencedlock.LockClient;
-import dev.fencedlock.spring.internal.LockedExecution;
 import java.time.Duration;
-import java.util.Objects;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionCallback;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The programmatic form of {@link Locked}: acquire, run one transaction fenced by the lease,
@@ -29,23 +24,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * FencedWriteRefusedException} after the rollback; {@link dev.fencedlock.LockTimeoutException} when
  * the lock stayed taken for the whole wait (nothing ran).
  *
- * <p>Thread-safe. {@link #withDefinition} derives a copy with other transaction settings.
+ * <p>The starter provides one bean of this type, on the application's transaction manager.
+ * Thread-safe. {@link #withDefinition} and {@link #withTransactionManager} derive a copy with other
+ * transaction settings or another transaction manager.
  */
-public final class FencedTransactions {
-    private final LockClient client;
-    private final TransactionTemplate transactions;
-    private final LockedExecution execution;
-
-    public FencedTransactions(
-            LockClient client, PlatformTransactionManager transactionManager, LockedExecution execution) {
-        this(client, new TransactionTemplate(transactionManager), execution);
-    }
-
-    private FencedTransactions(LockClient client, TransactionTemplate transactions, LockedExecution execution) {
-        this.client = Objects.requireNonNull(client, "client");
-        this.transactions = transactions;
-        this.execution = Objects.requireNonNull(execution, "execution");
-    }
+public interface FencedTransactions {
 
     /**
      * A copy whose transactions use {@code definition} (isolation, timeout, read-only, name). The
@@ -54,16 +37,13 @@ public final class FencedTransactions {
      *
      * @throws IllegalArgumentException for any other propagation
      */
-    public FencedTransactions withDefinition(TransactionDefinition definition) {
-        int propagation = definition.getPropagationBehavior();
-        if (propagation != TransactionDefinition.PROPAGATION_REQUIRED
-                && propagation != TransactionDefinition.PROPAGATION_REQUIRES_NEW) {
-            throw new IllegalArgumentException("definition's propagation must be REQUIRED or REQUIRES_NEW, got "
-                    + propagation + ": a fenced transaction must be one of its own");
-        }
-        TransactionTemplate template = new TransactionTemplate(transactions.getTransactionManager(), definition);
-        return new FencedTransactions(client, template, execution);
-    }
+    FencedTransactions withDefinition(TransactionDefinition definition);
+
+    /**
+     * A copy whose transactions run on {@code transactionManager} (for an application with more
+     * than one), fenced the same way: the starter fences every transaction manager of the context.
+     */
+    FencedTransactions withTransactionManager(PlatformTransactionManager transactionManager);
 
     /**
      * Acquires an auto-renewing lease of {@code lockName}, waiting up to {@code waitTime}, runs
@@ -75,26 +55,14 @@ public final class FencedTransactions {
      *     acquired
      * @throws InterruptedException if interrupted while waiting for the lock; nothing ran
      */
-    public <T> T run(String lockName, Duration waitTime, TransactionCallback<T> work) throws InterruptedException {
-        LockedExecution.requireNoTransaction("FencedTransactions.run");
-        FencedLock lock = client.lock(lockName);
-        try (Lease lease = lock.acquire(waitTime)) {
-            return inTransaction(lease, work);
-        }
-    }
+    <T> T run(String lockName, Duration waitTime, TransactionCallback<T> work) throws InterruptedException;
 
     /**
      * Like {@link #run(String, Duration, TransactionCallback)} with a fixed lease of {@code
      * leaseTime} that is never renewed: the transaction cannot commit once it has run out.
      */
-    public <T> T runWithFixedLease(String lockName, Duration waitTime, Duration leaseTime, TransactionCallback<T> work)
-            throws InterruptedException {
-        LockedExecution.requireNoTransaction("FencedTransactions.runWithFixedLease");
-        FencedLock lock = client.lock(lockName);
-        try (Lease lease = lock.acquire(waitTime, leaseTime)) {
-            return inTransaction(lease, work);
-        }
-    }
+    <T> T runWithFixedLease(String lockName, Duration waitTime, Duration leaseTime, TransactionCallback<T> work)
+            throws InterruptedException;
 
     /**
      * Runs {@code work} in a new transaction fenced by a lease the caller holds and keeps: it is
@@ -102,22 +70,5 @@ public final class FencedTransactions {
      *
      * @throws IllegalStateException if a transaction is already active on this thread
      */
-    public <T> T run(Lease lease, TransactionCallback<T> work) {
-        Objects.requireNonNull(lease, "lease");
-        LockedExecution.requireNoTransaction("FencedTransactions.run");
-        return inTransaction(lease, work);
-    }
-
-    private <T> T inTransaction(Lease lease, TransactionCallback<T> work) {
-        Objects.requireNonNull(work, "work");
-        try {
-            return execution.run(lease, () -> transactions.execute(work));
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable e) {
-            // TransactionTemplate rethrows only unchecked exceptions and errors; anything else was
-            // wrapped by it already
-            throw new IllegalStateException(e);
-        }
-    }
+    <T> T run(Lease lease, TransactionCallback<T> work);
 }

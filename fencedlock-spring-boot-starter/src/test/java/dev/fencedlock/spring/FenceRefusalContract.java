@@ -15,7 +15,6 @@ import dev.fencedlock.spi.TokenOrder;
 import dev.fencedlock.spring.app.InventoryApplication;
 import dev.fencedlock.spring.app.Item;
 import dev.fencedlock.spring.app.Items;
-import dev.fencedlock.spring.internal.LockedExecution;
 import dev.fencedlock.testkit.await.Await;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -75,7 +74,7 @@ abstract class FenceRefusalContract {
     ApplicationContext context;
 
     @Autowired
-    LockedExecution execution;
+    FencedTransactions fencedTransactions;
 
     @Test
     void aStaleWriteSurfacesTheSameCoreRefusalThroughJdbcJpaAndLocked() throws Exception {
@@ -172,7 +171,7 @@ abstract class FenceRefusalContract {
         PlatformTransactionManager jdbcTransactions =
                 (PlatformTransactionManager) context.getAutowireCapableBeanFactory()
                         .initializeBean(new DataSourceTransactionManager(dataSource), "jdbc");
-        FencedTransactions fenced = new FencedTransactions(client, jdbcTransactions, execution);
+        FencedTransactions fenced = fencedTransactions.withTransactionManager(jdbcTransactions);
         AtomicBoolean bodyRan = new AtomicBoolean();
 
         Throwable failure;

@@ -16,7 +16,7 @@ import dev.fencedlock.redlock.RedlockKeys;
 import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.db.TestDatabase.Kind;
-import dev.fencedlock.testkit.redis.RedisServersExtension;
+import dev.fencedlock.testkit.junit.RedisServersExtension;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;

@@ -4,8 +4,8 @@ import dev.fencedlock.Lease;
 import dev.fencedlock.LockConfig;
 import dev.fencedlock.redlock.internal.FreshNodesProviderFactory;
 import dev.fencedlock.testkit.LockContractTest;
+import dev.fencedlock.testkit.junit.RedisServersExtension;
 import dev.fencedlock.testkit.redis.RedisServerProcess;
-import dev.fencedlock.testkit.redis.RedisServersExtension;
 import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -5,7 +5,7 @@ import static dev.fencedlock.examples.inventory.InventoryAppIT.run;
 import static dev.fencedlock.examples.inventory.InventoryAppIT.shortRun;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencedlock.testkit.redis.RedisServersExtension;
+import dev.fencedlock.testkit.junit.RedisServersExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

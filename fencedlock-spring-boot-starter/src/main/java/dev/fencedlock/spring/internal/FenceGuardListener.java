@@ -52,7 +52,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *
  * <p>Thread-safe: it keeps no state of its own; per-call state lives in {@link ActiveLease}.
  */
-public final class FenceGuardListener implements TransactionExecutionListener {
+final class FenceGuardListener implements TransactionExecutionListener {
     private final PlatformTransactionManager transactionManager;
     private final DataSource dataSource;
     private final FenceTable table;

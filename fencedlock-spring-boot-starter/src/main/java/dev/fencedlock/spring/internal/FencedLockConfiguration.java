@@ -122,7 +122,7 @@ class FencedLockConfiguration {
     @ConditionalOnBean(PlatformTransactionManager.class)
     FencedTransactions fencedTransactions(
             LockClient client, PlatformTransactionManager transactionManager, LockedExecution execution) {
-        return new FencedTransactions(client, transactionManager, execution);
+        return new LockedTransactions(client, transactionManager, execution);
     }
 
     /**

@@ -12,7 +12,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * body begins. Refusals, however wrapped, leave as {@link FencedWriteRefusedException} and are
  * reported to the {@link FenceRefusalListener}. Thread-safe; the binding is per thread.
  */
-public final class LockedExecution {
+final class LockedExecution {
     private final FenceRefusalListener refusals;
     private final LockedObservations observations;
 

@@ -24,7 +24,7 @@ import org.springframework.expression.BeanResolver;
  * interceptor runs (this advice is ordered outside it), runs the call with the lease current, and
  * releases after the call, that is after the transaction completed. Thread-safe.
  */
-public final class LockedInterceptor implements MethodInterceptor {
+final class LockedInterceptor implements MethodInterceptor {
     private static final Logger LOG = LoggerFactory.getLogger(LockedInterceptor.class);
 
     private final Supplier<LockClient> client;

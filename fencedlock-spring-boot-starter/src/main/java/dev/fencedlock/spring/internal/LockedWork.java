@@ -2,6 +2,6 @@ package dev.fencedlock.spring.internal;
 
 /** The body of a locked call: a method invocation or a transaction callback. */
 @FunctionalInterface
-public interface LockedWork<T> {
+interface LockedWork<T> {
     T run() throws Throwable;
 }

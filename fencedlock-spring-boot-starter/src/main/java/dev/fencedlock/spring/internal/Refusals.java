@@ -13,7 +13,7 @@ import org.springframework.util.ClassUtils;
  * {@code TransactionSystemException}), and states it as one {@link FencedWriteRefusedException}
  * whose cause is the core {@link FenceRefusedException}.
  */
-public final class Refusals {
+final class Refusals {
     private static final boolean JPA_FENCING =
             ClassUtils.isPresent("dev.fencedlock.jpa.StaleFencingTokenException", Refusals.class.getClassLoader());
 

@@ -15,7 +15,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * while it begins a transaction ({@link ActiveLease#beginning}), and those of an active
  * transaction, pass; so does everything outside a locked call. Thread-safe; state is per thread.
  */
-public final class UnfencedConnectionGuard extends StaticMethodMatcherPointcut implements MethodInterceptor {
+final class UnfencedConnectionGuard extends StaticMethodMatcherPointcut implements MethodInterceptor {
 
     /** Matches {@code getConnection} of {@link DataSource} beans. */
     @Override

@@ -23,7 +23,7 @@ import org.hibernate.engine.spi.SharedSessionContractImplementor;
  *
  * <ol>
  *   <li>they must run in a fenced transaction whose lease is still valid ({@link
- *       FencedTransactions#requireFenced}): the fence guard has ordered it among the lock's
+ *       OpenTransactions#requireFenced}): the fence guard has ordered it among the lock's
  *       transactions;
  *   <li>the UPDATE or DELETE carries {@code AND fence <= :token}; an UPDATE also sets {@code fence =
  *       :token} and increments the entity's {@code @Version}, so that copies read before it fail
@@ -39,7 +39,7 @@ final class FencedBulk {
     public static <T> int update(
             EntityManager em, Class<T> type, Fencing.Restriction<T> where, Fencing.Assignments<T> assignments) {
         String fence = fenceAttribute(type);
-        Lease lease = FencedTransactions.requireFenced("fenced bulk update of " + type.getName());
+        Lease lease = OpenTransactions.requireFenced("fenced bulk update of " + type.getName());
         CriteriaBuilder cb = em.getCriteriaBuilder();
         CriteriaUpdate<T> update = cb.createCriteriaUpdate(type);
         Root<T> root = update.from(type);
@@ -58,7 +58,7 @@ final class FencedBulk {
 
     public static <T> int delete(EntityManager em, Class<T> type, Fencing.Restriction<T> where) {
         String fence = fenceAttribute(type);
-        Lease lease = FencedTransactions.requireFenced("fenced bulk delete of " + type.getName());
+        Lease lease = OpenTransactions.requireFenced("fenced bulk delete of " + type.getName());
         CriteriaBuilder cb = em.getCriteriaBuilder();
         CriteriaDelete<T> delete = cb.createCriteriaDelete(type);
         Root<T> root = delete.from(type);

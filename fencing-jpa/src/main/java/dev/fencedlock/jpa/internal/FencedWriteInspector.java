@@ -10,7 +10,7 @@ import org.hibernate.resource.jdbc.spi.StatementInspector;
  * statement it prepares through here, whatever produced it: entity and collection persisters,
  * JPQL and Criteria bulk statements, native SQL. A statement that writes a fenced entity's table or
  * one of its collection tables must run in a transaction whose guard ran for the lease bound now
- * ({@link FencedTransactions#requireFenced}), checked here against the thread's innermost
+ * ({@link OpenTransactions#requireFenced}), checked here against the thread's innermost
  * transaction and then, as the session prepares the statement, against that session's own
  * transaction ({@link TransactionGuard}); an UPDATE of a fenced entity's table must also
  * change its version column, so that copies read before it fail their version check later (except
@@ -58,7 +58,7 @@ final class FencedWriteInspector implements StatementInspector {
 
     @Override
     public String inspect(String sql) {
-        FencedTransactions.preparing(null);
+        OpenTransactions.preparing(null);
         String inspected = application == null ? sql : application.inspect(sql);
         if (inspected == null || fencedTables.isEmpty()) {
             return inspected;
@@ -67,7 +67,7 @@ final class FencedWriteInspector implements StatementInspector {
         StatementShape shape = shapes.of(inspected);
         if (shape.writtenTables().contains(WrittenTables.ANY_TABLE)) {
             fencedWrite = shape.writeDescription(WrittenTables.ANY_TABLE);
-            FencedTransactions.requireFenced(fencedWrite);
+            OpenTransactions.requireFenced(fencedWrite);
         }
         for (String table : shape.writtenTables()) {
             String versionColumn = fencedTables.get(table);
@@ -75,7 +75,7 @@ final class FencedWriteInspector implements StatementInspector {
                 continue;
             }
             fencedWrite = shape.writeDescription(table);
-            FencedTransactions.requireFenced(fencedWrite);
+            OpenTransactions.requireFenced(fencedWrite);
             if (!versionColumn.isEmpty()
                     && shape.updatesLeavingVersion(table, versionColumn, softDeleteColumns.get(table))) {
                 throw new IllegalStateException("An UPDATE of fenced table " + table
@@ -84,7 +84,7 @@ final class FencedWriteInspector implements StatementInspector {
                         + "could later be written over it. Use Fencing.fencedUpdate, or 'update versioned' in JPQL");
             }
         }
-        FencedTransactions.preparing(fencedWrite);
+        OpenTransactions.preparing(fencedWrite);
         return inspected;
     }
 }

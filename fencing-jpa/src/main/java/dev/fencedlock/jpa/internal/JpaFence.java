@@ -61,9 +61,9 @@ public final class JpaFence {
     /**
      * The fenced transaction fencing-jpa began for {@code lease} in {@code table} on {@code
      * connection}, if it is the innermost transaction open on this thread ({@link
-     * FencedTransactions#fenceOf}); empty otherwise.
+     * OpenTransactions#fenceOf}); empty otherwise.
      */
     public static Optional<FencedTransaction> fenceOf(Connection connection, FenceTable table, Lease lease) {
-        return FencedTransactions.fenceOf(connection, table, lease);
+        return OpenTransactions.fenceOf(connection, table, lease);
     }
 }

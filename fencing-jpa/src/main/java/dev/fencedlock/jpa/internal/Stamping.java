@@ -4,7 +4,7 @@ import dev.fencedlock.Lease;
 
 /**
  * What {@code FencingListener} does before Hibernate takes an entity's state: require a fenced
- * transaction ({@link FencedTransactions#requireFenced}) and stamp the lease's token into the fence
+ * transaction ({@link OpenTransactions#requireFenced}) and stamp the lease's token into the fence
  * field. The statement then writes the token and is restricted by the fence and the version read.
  */
 final class Stamping {
@@ -13,7 +13,7 @@ final class Stamping {
     /** Before an insert: the new row carries the lease's token. */
     public static void beforeInsert(Object entity) {
         FenceField field = FenceField.require(entity.getClass());
-        Lease lease = FencedTransactions.requireFenced(
+        Lease lease = OpenTransactions.requireFenced(
                 "insert of fenced entity " + entity.getClass().getName());
         field.set(entity, lease.token());
     }
@@ -25,7 +25,7 @@ final class Stamping {
      */
     public static void beforeUpdate(Object entity) {
         FenceField field = FenceField.require(entity.getClass());
-        Lease lease = FencedTransactions.requireFenced(
+        Lease lease = OpenTransactions.requireFenced(
                 "update of fenced entity " + entity.getClass().getName());
         long carried = field.get(entity);
         if (carried > lease.token()) {
@@ -37,7 +37,7 @@ final class Stamping {
     /** Before a delete: a fenced transaction is required; the statement checks the fence and version read. */
     public static void beforeRemove(Object entity) {
         FenceField.require(entity.getClass());
-        FencedTransactions.requireFenced(
+        OpenTransactions.requireFenced(
                 "delete of fenced entity " + entity.getClass().getName());
     }
 }

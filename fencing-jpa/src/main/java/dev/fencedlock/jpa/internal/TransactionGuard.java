@@ -94,7 +94,7 @@ final class TransactionGuard implements TransactionObserver {
     private final TransactionCoordinator coordinator;
     private final JdbcCoordinator jdbc;
     private final FenceTable table;
-    private FencedTransactions.Entry current;
+    private OpenTransactions.Entry current;
     /**
      * Whether statements ran on the held connection outside a transaction with autocommit off
      * since it last ended one: the database then has a transaction (and, under REPEATABLE READ, a
@@ -117,7 +117,7 @@ final class TransactionGuard implements TransactionObserver {
         // a rollback that failed ran no completion callback: what its guard left is still on the connection
         clearMarkIfHeld();
         Lease lease = LeaseBinding.current().orElse(null);
-        current = FencedTransactions.begin(lease);
+        current = OpenTransactions.begin(lease);
         if (lease == null) {
             return;
         }
@@ -233,9 +233,9 @@ final class TransactionGuard implements TransactionObserver {
 
     /** Before the session prepares a statement: a write to a fenced table must run in this session's fenced transaction. */
     void beforePrepare() {
-        String fencedWrite = FencedTransactions.takePreparedWrite();
+        String fencedWrite = OpenTransactions.takePreparedWrite();
         if (fencedWrite != null) {
-            FencedTransactions.requireFenced(fencedWrite, current);
+            OpenTransactions.requireFenced(fencedWrite, current);
         }
     }
 

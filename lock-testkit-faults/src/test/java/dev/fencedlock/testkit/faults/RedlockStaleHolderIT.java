@@ -4,7 +4,7 @@ import dev.fencedlock.LockClient;
 import dev.fencedlock.redlock.RedlockLocks;
 import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.testkit.db.TestDatabase;
-import dev.fencedlock.testkit.redis.RedisServersExtension;
+import dev.fencedlock.testkit.junit.RedisServersExtension;
 import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

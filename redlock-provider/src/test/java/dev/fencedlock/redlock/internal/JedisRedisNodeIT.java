@@ -6,7 +6,7 @@ import dev.fencedlock.redlock.RedisNodeAddress;
 import dev.fencedlock.redlock.RedlockKeys;
 import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.spi.MonotonicClock;
-import dev.fencedlock.testkit.redis.RedisServersExtension;
+import dev.fencedlock.testkit.junit.RedisServersExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.fencedlock.redlock.internal;
 
-import dev.fencedlock.testkit.redis.RedisServersExtension;
+import dev.fencedlock.testkit.junit.RedisServersExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

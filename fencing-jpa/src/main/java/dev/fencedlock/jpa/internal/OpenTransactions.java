@@ -19,7 +19,7 @@ import java.util.Optional;
  * counts as fenced only if the transaction it runs in is. Each thread has its own stack; an entry
  * is removed by identity, also when the transaction completes on another thread.
  */
-final class FencedTransactions {
+final class OpenTransactions {
     private static final ThreadLocal<Deque<Entry>> OPEN = ThreadLocal.withInitial(ArrayDeque::new);
 
     /** One open transaction. */
@@ -60,7 +60,7 @@ final class FencedTransactions {
     /** The fenced write of the statement being prepared on this thread, until its session takes it. */
     private static final ThreadLocal<String> PREPARING = new ThreadLocal<>();
 
-    private FencedTransactions() {}
+    private OpenTransactions() {}
 
     /**
      * Records that the statement about to be prepared on this thread writes a fenced table ({@code

@@ -1,6 +1,7 @@
-package dev.fencedlock.testkit.redis;
+package dev.fencedlock.testkit.junit;
 
-import dev.fencedlock.testkit.junit.PerClassResource;
+import dev.fencedlock.testkit.redis.RedisServerProcess;
+import dev.fencedlock.testkit.redis.RedisServers;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
