@@ -20,7 +20,10 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The Redlock safety holes of issue 13, each on real redis-server processes. */
+/**
+ * Redlock on the edges where it could lose safety: node start dating, poisoned counters, resent
+ * acquisitions, promoted replicas and the restart quarantine; each on real redis-server processes.
+ */
 class RedlockSafetyIT {
     @RegisterExtension
     static final RedisServersExtension redis = RedisServersExtension.nodes(3);
