@@ -6,7 +6,6 @@ import java.io.UncheckedIOException;
 import java.net.URL;
 import java.util.Collection;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -17,12 +16,13 @@ import org.slf4j.LoggerFactory;
  * Merges the three places configuration may come from. Precedence, highest first: system
  * properties, environment variables, {@code fencedlock.properties} on the classpath.
  *
- * <p>The classpath file is the application's own, so every {@code fencedlock.*} key in it is
- * passed on and an unknown one is rejected later. System properties and environment variables are
+ * <p>The classpath file is the application's own, so every {@code fencedlock.*} name in it must
+ * be a key; an unknown one is rejected, the file named by its URL. System properties and environment variables are
  * the process's surroundings, shared with build tools and other programs ({@code
  * -Dfencedlock.version=...} on a Maven command line reaches every test JVM): a name there that is
  * no key is ignored (logged at INFO), unless it resembles a key ({@link KeyResemblance}), which is
- * taken for a typo and rejected.
+ * taken for a typo and rejected. Every rejection is worded by {@link UnknownKeyMessage}, naming
+ * the name as it was written.
  */
 final class ConfigSources {
     static final String RESOURCE = "fencedlock.properties";
@@ -34,8 +34,9 @@ final class ConfigSources {
     /**
      * Returns the merged {@code fencedlock.*} values.
      *
-     * @throws IllegalArgumentException naming a system property or environment variable that is
-     *     no key but resembles one of {@code knownKeys}
+     * @throws IllegalArgumentException for a name in the classpath file that is no key, and for a
+     *     system property or environment variable that is no key but resembles one of {@code
+     *     knownKeys}
      */
     static Map<String, String> merge(
             Properties systemProperties,
@@ -43,12 +44,7 @@ final class ConfigSources {
             ClassLoader classLoader,
             Collection<String> knownKeys) {
         Map<String, String> merged = new TreeMap<>();
-        Properties file = classpathFile(classLoader);
-        for (String name : file.stringPropertyNames()) {
-            if (name.startsWith(LockConfig.PREFIX)) {
-                merged.put(name, file.getProperty(name));
-            }
-        }
+        classpathFile(classLoader, knownKeys).forEach(merged::put);
         Map<String, String> keysByVariable = new TreeMap<>();
         for (String key : knownKeys) {
             keysByVariable.put(LockConfig.environmentVariable(key), key);
@@ -62,7 +58,7 @@ final class ConfigSources {
             if (key != null) {
                 merged.put(key, variable.getValue());
             } else {
-                ignoreUnlessMisspelt("environment variable " + name, name, knownKeys);
+                ignoreUnlessMisspelt("environment variable", name, knownKeys);
             }
         }
         for (String name : new TreeSet<>(systemProperties.stringPropertyNames())) {
@@ -72,7 +68,7 @@ final class ConfigSources {
             if (knownKeys.contains(name)) {
                 merged.put(name, systemProperties.getProperty(name));
             } else {
-                ignoreUnlessMisspelt("system property " + name, name, knownKeys);
+                ignoreUnlessMisspelt("system property", name, knownKeys);
             }
         }
         return merged;
@@ -82,28 +78,31 @@ final class ConfigSources {
      * Applies the rule for a name from the process's surroundings that is not a key: ignored and
      * logged, or rejected when it resembles a key ({@link KeyResemblance}).
      *
-     * @param what the kind of source and the name, for messages ({@code "system property
-     *     fencedlock.x"})
-     * @throws IllegalArgumentException when {@code name} resembles one of {@code knownKeys} or uses
-     *     the prefix of a backend on the classpath
+     * @param source the kind of source, for messages ({@code "system property"})
+     * @param name the name as written there, in either form
+     * @throws IllegalArgumentException worded by {@link UnknownKeyMessage}, when {@code name}
+     *     resembles one of {@code knownKeys} or uses the prefix of a backend on the classpath
      */
-    static void ignoreUnlessMisspelt(String what, String name, Collection<String> knownKeys) {
-        Optional<String> meant = KeyResemblance.resembled(name, knownKeys, ProviderRegistry.availableBackends());
-        if (meant.isPresent()) {
-            throw new IllegalArgumentException("The " + what + " matches no configuration key but looks like "
-                    + meant.get() + "; correct or remove it (known keys: " + knownKeys
-                    + "; names that resemble no key are ignored)");
+    static void ignoreUnlessMisspelt(String source, String name, Collection<String> knownKeys) {
+        if (KeyResemblance.resembles(name, knownKeys, ProviderRegistry.availableBackends())) {
+            throw new IllegalArgumentException(UnknownKeyMessage.of(source, name, knownKeys));
         }
-        LOG.info("Ignoring the {}: it is no fencedlock configuration key and resembles none", what);
+        LOG.info("Ignoring the {} {}: it is no fencedlock configuration key and resembles none", source, name);
     }
 
-    private static Properties classpathFile(ClassLoader classLoader) {
-        Properties properties = new Properties();
+    /**
+     * The {@code fencedlock.*} values of the classpath file, empty without one.
+     *
+     * @throws IllegalArgumentException for a name in it that is no key, the file named by its URL
+     */
+    private static Map<String, String> classpathFile(ClassLoader classLoader, Collection<String> knownKeys) {
+        Map<String, String> values = new TreeMap<>();
         ClassLoader loader = classLoader != null ? classLoader : ConfigSources.class.getClassLoader();
         URL url = loader.getResource(RESOURCE);
         if (url == null) {
-            return properties;
+            return values;
         }
+        Properties properties = new Properties();
         try (InputStream in = url.openStream()) {
             properties.load(in);
         } catch (IOException e) {
@@ -111,6 +110,15 @@ final class ConfigSources {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(url + " is not a valid properties file: " + e.getMessage(), e);
         }
-        return properties;
+        for (String name : new TreeSet<>(properties.stringPropertyNames())) {
+            if (!name.startsWith(LockConfig.PREFIX)) {
+                continue;
+            }
+            if (!knownKeys.contains(name)) {
+                throw new IllegalArgumentException(UnknownKeyMessage.of(url.toString(), name, knownKeys));
+            }
+            values.put(name, properties.getProperty(name));
+        }
+        return values;
     }
 }

@@ -1,5 +1,6 @@
 package dev.fencedlock;
 
+import dev.fencedlock.spi.BackendSettings;
 import java.util.Collection;
 import java.util.Optional;
 
@@ -27,11 +28,10 @@ final class KeyResemblance {
     /**
      * @param name a {@code fencedlock.*} name or {@code FENCEDLOCK_*} variable that is not a key
      * @param knownKeys every key the reader knows
-     * @param backends the backends whose prefixes belong to them
-     * @return the key {@code name} most likely meant, or a description of the backend prefix it
-     *     uses; empty when it resembles none, so it is someone else's name
+     * @return the key within {@value #MAX_EDITS} edits of {@code name} (the nearest; the first of
+     *     {@code knownKeys} among equally near ones); empty when none is that near
      */
-    static Optional<String> resembled(String name, Collection<String> knownKeys, Collection<String> backends) {
+    static Optional<String> closestKey(String name, Collection<String> knownKeys) {
         String variable = LockConfig.environmentVariable(name);
         String closest = null;
         int closestDistance = MAX_EDITS + 1;
@@ -42,16 +42,28 @@ final class KeyResemblance {
                 closestDistance = distance;
             }
         }
-        if (closest != null) {
-            return Optional.of(closest);
-        }
+        return Optional.ofNullable(closest);
+    }
+
+    /**
+     * @param name a {@code fencedlock.*} name or {@code FENCEDLOCK_*} variable that is not a key
+     * @param backends the backends whose prefixes belong to them
+     * @return the backend whose prefix {@code name} starts with; empty when it uses none
+     */
+    static Optional<String> backendPrefixOf(String name, Collection<String> backends) {
+        String variable = LockConfig.environmentVariable(name);
         for (String backend : backends) {
-            String prefix = LockConfig.PREFIX + backend + ".";
-            if (variable.startsWith(LockConfig.environmentVariable(prefix))) {
-                return Optional.of("a key of the " + backend + " backend (" + prefix + "*)");
+            if (variable.startsWith(LockConfig.environmentVariable(BackendSettings.prefix(backend)))) {
+                return Optional.of(backend);
             }
         }
         return Optional.empty();
+    }
+
+    /** Whether {@code name} resembles a key: {@link #closestKey} or {@link #backendPrefixOf} finds one. */
+    static boolean resembles(String name, Collection<String> knownKeys, Collection<String> backends) {
+        return closestKey(name, knownKeys).isPresent()
+                || backendPrefixOf(name, backends).isPresent();
     }
 
     /**

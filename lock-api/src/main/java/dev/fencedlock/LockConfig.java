@@ -49,7 +49,8 @@ import java.util.TreeMap;
  * {@code fencedlock.redlock.*} on {@code dev.fencedlock.redlock.RedlockSettings}, {@code
  * fencedlock.zookeeper.*} on {@code dev.fencedlock.zookeeper.ZooKeeperSettings}. A {@code
  * fencedlock.*} key that is neither common nor declared by a provider on the classpath is rejected
- * with the known keys listed (a typo must not leave a default in place). {@link #fromEnvironment()}
+ * with the key it resembles and the known keys listed (a typo must not leave a default in place;
+ * {@link #unknownKey} words the message). {@link #fromEnvironment()}
  * reads system properties and environment variables too, where names that resemble no key are
  * ignored (see {@link #ignoreUnlessMisspelt}).
  *
@@ -225,16 +226,39 @@ public final class LockConfig {
      * with the prefix of a backend on the classpath ({@code fencedlock.redlock.}). {@link
      * #fromEnvironment()} applies it; frameworks that read such sources themselves apply it too.
      *
-     * @param what the kind of source and the name, for the message ({@code "system property
-     *     fencedlock.x"})
-     * @param name the name, in either form
+     * @param source the kind of source, for the message: {@code "system property"}, {@code
+     *     "environment variable"}
+     * @param name the name exactly as written there, in either form
      * @param moreKeys keys the caller owns besides {@link #keys()}; may be empty
-     * @throws IllegalArgumentException when {@code name} resembles a key; the message names it
+     * @throws IllegalArgumentException when {@code name} resembles a key, worded as {@link
+     *     #unknownKey}
      */
-    public static void ignoreUnlessMisspelt(String what, String name, Collection<String> moreKeys) {
+    public static void ignoreUnlessMisspelt(String source, String name, Collection<String> moreKeys) {
+        ConfigSources.ignoreUnlessMisspelt(source, name, keysAnd(moreKeys));
+    }
+
+    /**
+     * The error for a name that is no key, worded as every reader of configuration words it, for
+     * frameworks that check the names of their own sources: {@code Unknown configuration key
+     * 'fencedlock.lease-tme' (application properties); did you mean 'fencedlock.lease-time'? Known
+     * keys: [...]}. It names {@code name} as written; the suggestion, when {@code name} resembles a
+     * key, is written in the same form ({@code 'FENCEDLOCK_LEASE_TIME' (fencedlock.lease-time)} for
+     * an environment variable); the known keys are {@link #keys()} and {@code moreKeys}.
+     *
+     * @param source where {@code name} was written, e.g. {@code "application properties"}; {@code
+     *     null} to leave it out
+     * @param name the name exactly as written, in either form
+     * @param moreKeys keys the caller owns besides {@link #keys()}; may be empty
+     * @return the exception, for the caller to throw
+     */
+    public static IllegalArgumentException unknownKey(String source, String name, Collection<String> moreKeys) {
+        return new IllegalArgumentException(UnknownKeyMessage.of(source, name, keysAnd(moreKeys)));
+    }
+
+    private static List<String> keysAnd(Collection<String> moreKeys) {
         List<String> known = new ArrayList<>(keys());
         known.addAll(moreKeys);
-        ConfigSources.ignoreUnlessMisspelt(what, name, known);
+        return known;
     }
 
     /**

@@ -80,10 +80,9 @@ final class ProviderRegistry {
         throw unknownKey(key);
     }
 
-    /** The error for a {@code fencedlock.*} key that nothing declares. */
+    /** The error for a {@code fencedlock.*} key that nothing declares, read from no named source. */
     static IllegalArgumentException unknownKey(String key) {
-        return new IllegalArgumentException("Unknown configuration key '" + key + "'; known keys are " + knownKeys()
-                + " (backends on the classpath: " + availableBackends() + ")");
+        return new IllegalArgumentException(UnknownKeyMessage.of(null, key, knownKeys()));
     }
 
     private static List<LockProviderFactory> factories() {

@@ -54,31 +54,36 @@ class ConfigSourcesTest {
     void aMisspeltEnvironmentVariableIsAnErrorNotAQuietDefault() {
         assertThatThrownBy(() -> merged(new Properties(), Map.of("FENCEDLOCK_LEASE_TMIE", "5s")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("environment variable FENCEDLOCK_LEASE_TMIE matches no configuration key")
-                .hasMessageContaining("looks like fencedlock.lease-time");
+                .hasMessageContaining("Unknown configuration key 'FENCEDLOCK_LEASE_TMIE' (environment variable)")
+                .hasMessageContaining("did you mean 'FENCEDLOCK_LEASE_TIME' (fencedlock.lease-time)?");
         assertThatThrownBy(() -> merged(new Properties(), Map.of("FENCEDLOCK_ACME_TIMOUT", "5s")))
-                .hasMessageContaining("FENCEDLOCK_ACME_TIMOUT")
-                .hasMessageContaining("fencedlock.acme.timeout");
+                .hasMessageContaining("'FENCEDLOCK_ACME_TIMOUT' (environment variable)")
+                .hasMessageContaining("did you mean 'FENCEDLOCK_ACME_TIMEOUT' (fencedlock.acme.timeout)?");
         // every name under a backend's prefix is the backend's, however far from its keys
         assertThatThrownBy(() -> merged(new Properties(), Map.of("FENCEDLOCK_ACME_ENDPOINT_LIST", "x")))
-                .hasMessageContaining("FENCEDLOCK_ACME_ENDPOINT_LIST")
-                .hasMessageContaining("a key of the acme backend (fencedlock.acme.*)");
+                .hasMessageContaining("'FENCEDLOCK_ACME_ENDPOINT_LIST' (environment variable)")
+                .hasMessageContaining("did you mean a key of the acme backend (FENCEDLOCK_ACME_*)?");
     }
 
     @Test
     void aMisspeltSystemPropertyIsAnErrorNotAQuietDefault() {
-        for (String typo : new String[] {"fencedlock.lease-tme", "fencedlock.lease_time", "fencedlock.backedn"}) {
+        Map<String, String> meant = Map.of(
+                "fencedlock.lease-tme", "fencedlock.lease-time",
+                "fencedlock.lease_time", "fencedlock.lease-time",
+                "fencedlock.backedn", "fencedlock.backend");
+        meant.forEach((typo, key) -> {
             Properties system = new Properties();
             system.setProperty(typo, "5s");
             assertThatThrownBy(() -> merged(system, Map.of()))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("system property " + typo + " matches no configuration key");
-        }
+                    .hasMessageContaining(
+                            "Unknown configuration key '" + typo + "' (system property); did you mean '" + key + "'?");
+        });
         Properties system = new Properties();
         system.setProperty("fencedlock.acme.retries", "3");
         assertThatThrownBy(() -> merged(system, Map.of()))
-                .hasMessageContaining("system property fencedlock.acme.retries")
-                .hasMessageContaining("a key of the acme backend");
+                .hasMessageContaining("'fencedlock.acme.retries' (system property)")
+                .hasMessageContaining("did you mean a key of the acme backend (fencedlock.acme.*)?");
     }
 
     @Test
@@ -123,10 +128,10 @@ class ConfigSourcesTest {
                 .isEqualTo(3);
         assertThat(KeyResemblance.distance("FENCEDLOCK_VERSION", "FENCEDLOCK_BACKEND", 3))
                 .isEqualTo(3);
-        assertThat(KeyResemblance.resembled("fencedlock.fallbak", LockConfig.keys(), java.util.List.of()))
+        assertThat(KeyResemblance.closestKey("fencedlock.fallbak", LockConfig.keys()))
                 .contains("fencedlock.fallback");
-        assertThat(KeyResemblance.resembled("fencedlock.version", LockConfig.keys(), java.util.List.of("acme")))
-                .isEmpty();
+        assertThat(KeyResemblance.resembles("fencedlock.version", LockConfig.keys(), java.util.List.of("acme")))
+                .isFalse();
     }
 
     @Test

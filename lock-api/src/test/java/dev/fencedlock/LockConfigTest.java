@@ -115,7 +115,7 @@ class LockConfigTest {
         assertThatThrownBy(() -> fromMap("fencedlock.backend", "local", "fencedlock.lease-tme", "5s"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'fencedlock.lease-tme'")
-                .hasMessageContaining("fencedlock.lease-time")
+                .hasMessageContaining("did you mean 'fencedlock.lease-time'?")
                 .hasMessageContaining("fencedlock.acme.timeout");
     }
 
@@ -124,7 +124,7 @@ class LockConfigTest {
         assertThatThrownBy(() -> fromMap("fencedlock.backend", "acme", "fencedlock.acme.timout", "5s"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'fencedlock.acme.timout'")
-                .hasMessageContaining("fencedlock.acme.timeout");
+                .hasMessageContaining("did you mean 'fencedlock.acme.timeout'?");
     }
 
     @Test
