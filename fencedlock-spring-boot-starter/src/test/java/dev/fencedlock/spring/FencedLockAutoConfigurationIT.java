@@ -200,8 +200,8 @@ class FencedLockAutoConfigurationIT {
                         .getFailure()
                         .rootCause()
                         .isInstanceOf(IllegalArgumentException.class)
-                        .hasMessageContaining("fencedlock.lease-tme")
-                        .hasMessageContaining("looks like fencedlock.lease-time"));
+                        .hasMessageContaining("'fencedlock.lease-tme' (system property)")
+                        .hasMessageContaining("did you mean 'fencedlock.lease-time'?"));
         runner.withPropertyValues("fencedlock.backend=local")
                 .withInitializer(context -> context.getEnvironment()
                         .getPropertySources()
@@ -211,7 +211,9 @@ class FencedLockAutoConfigurationIT {
                         .getFailure()
                         .rootCause()
                         .isInstanceOf(IllegalArgumentException.class)
-                        .hasMessageContaining("fencedlock.redlock.node.timout"));
+                        .hasMessageContaining("'FENCEDLOCK_REDLOCK_NODE_TIMOUT' (environment variable)")
+                        .hasMessageContaining(
+                                "did you mean 'FENCEDLOCK_REDLOCK_NODE_TIMEOUT' (fencedlock.redlock.node-timeout)?"));
     }
 
     @Test

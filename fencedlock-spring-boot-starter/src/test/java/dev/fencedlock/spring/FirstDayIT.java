@@ -128,7 +128,7 @@ class FirstDayIT {
                 .hasMessageContaining("fencedlock.jpa.protected-tables");
         assertThat(output.getOut() + output.getErr())
                 .contains("APPLICATION FAILED TO START")
-                .contains("Unknown configuration key 'fencedlock.jpa.protected-tables'")
+                .contains("Unknown configuration key 'fencedlock.jpa.protected-tables' (application properties)")
                 .as("the known keys include the starter's own")
                 .contains("fencedlock.protected-tables")
                 .contains("fencedlock.initialize-schema")

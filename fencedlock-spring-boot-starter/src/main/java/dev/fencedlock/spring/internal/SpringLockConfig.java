@@ -12,6 +12,7 @@ import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
@@ -35,10 +36,15 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  * strict: every unknown {@code fencedlock.*} key fails start-up. The process's surroundings (system
  * properties and environment variables, which build tools and shells share with other programs)
  * only count where they name a key: a name there that is no key is ignored, unless it resembles one
- * ({@link LockConfig#ignoreUnlessMisspelt}).
+ * ({@link LockConfig#ignoreUnlessMisspelt}). Either failure is worded by {@link
+ * LockConfig#unknownKey}, with the starter's keys among the known ones, and names the name as it
+ * was written: {@code FENCEDLOCK_LEASE_TMIE}, not the {@code fencedlock.lease.tmie} Spring binds it
+ * as.
  */
 final class SpringLockConfig {
     private static final String PREFIX = "fencedlock";
+    /** How messages name every source but system properties and environment variables. */
+    private static final String APPLICATION_SOURCE = "application properties";
     /** A list element as the binder names it: {@code nodes[0]}, or {@code nodes.0} for map keys. */
     private static final Pattern LIST_ELEMENT = Pattern.compile("^(.*)(?:\\[(\\d+)]|\\.(\\d+))$");
 
@@ -61,11 +67,6 @@ final class SpringLockConfig {
         try {
             return LockConfig.fromMap(resolved.properties());
         } catch (IllegalArgumentException e) {
-            if (e.getMessage() != null && e.getMessage().startsWith("Unknown configuration key")) {
-                // the library lists its own keys and its providers'; the starter's are known here too
-                throw new IllegalArgumentException(
-                        e.getMessage() + "; the Spring starter's own keys are " + STARTER_KEYS, e);
-            }
             if (resolved.takenFrom().isPresent()) {
                 throw new IllegalArgumentException(
                         e.getMessage() + " (the fencedlock.redlock keys were taken from "
@@ -91,27 +92,47 @@ final class SpringLockConfig {
                 failure);
     }
 
-    /** The {@code fencedlock.*} properties, full keys, as the library spells them. */
+    /**
+     * The {@code fencedlock.*} properties, full keys, as the library spells them.
+     *
+     * @throws IllegalArgumentException for a name that is no key where the application set it, or
+     *     one in the surroundings that resembles a key ({@link LockConfig#unknownKey}, naming it as
+     *     written)
+     */
     static Map<String, String> properties(Environment environment) {
         Map<String, String> all = bind(Binder.get(environment));
+        List<String> known = knownKeys();
         if (!(environment instanceof ConfigurableEnvironment configurable)) {
+            // no sources to tell the application's from the process's: every name is the application's
+            for (String key : all.keySet()) {
+                if (!known.contains(key)) {
+                    throw LockConfig.unknownKey(APPLICATION_SOURCE, key, STARTER_KEYS);
+                }
+            }
             return all;
         }
         List<PropertySource<?>> applicationSources = new ArrayList<>();
+        List<PropertySource<?>> surroundings = new ArrayList<>();
         for (PropertySource<?> source : configurable.getPropertySources()) {
-            if (!isSurroundings(source)
-                    && !ConfigurationPropertySources.isAttachedConfigurationPropertySource(source)) {
+            if (isSurroundings(source)) {
+                surroundings.add(source);
+            } else if (!ConfigurationPropertySources.isAttachedConfigurationPropertySource(source)) {
                 applicationSources.add(source);
             }
         }
         Map<String, String> application = bind(new Binder(ConfigurationPropertySources.from(applicationSources)));
-        List<String> known = knownKeys();
         all.keySet().removeIf(key -> {
-            if (known.contains(key) || application.containsKey(key)) {
+            if (known.contains(key)) {
                 return false;
             }
-            LockConfig.ignoreUnlessMisspelt(
-                    "property " + key + " (a system property or environment variable)", key, STARTER_KEYS);
+            if (application.containsKey(key)) {
+                throw LockConfig.unknownKey(
+                        APPLICATION_SOURCE,
+                        asWritten(key, applicationSources, APPLICATION_SOURCE).name(),
+                        STARTER_KEYS);
+            }
+            Written written = asWritten(key, surroundings, "system property or environment variable");
+            LockConfig.ignoreUnlessMisspelt(written.source(), written.name(), STARTER_KEYS);
             return true;
         });
         return all;
@@ -121,6 +142,38 @@ final class SpringLockConfig {
     private static boolean isSurroundings(PropertySource<?> source) {
         return source instanceof SystemEnvironmentPropertySource
                 || StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(source.getName());
+    }
+
+    /** A name as the user wrote it, and the kind of source it is in, for messages. */
+    private record Written(String source, String name) {}
+
+    /**
+     * Finds the name that Spring bound to {@code key}: the first name of {@code sources} that is
+     * {@code key} in the environment-variable form ({@code FENCEDLOCK_LEASE_TMIE} for {@code
+     * fencedlock.lease.tmie}), so that messages name what was typed. The key itself, in a source
+     * called {@code unlisted}, when none is (a list element, a source that cannot list its names).
+     */
+    private static Written asWritten(String key, List<PropertySource<?>> sources, String unlisted) {
+        String variable = LockConfig.environmentVariable(key);
+        for (PropertySource<?> source : sources) {
+            if (source instanceof EnumerablePropertySource<?> enumerable) {
+                for (String name : enumerable.getPropertyNames()) {
+                    if (LockConfig.environmentVariable(name).equals(variable)) {
+                        return new Written(sourceKind(source), name);
+                    }
+                }
+            }
+        }
+        return new Written(unlisted, key);
+    }
+
+    private static String sourceKind(PropertySource<?> source) {
+        if (source instanceof SystemEnvironmentPropertySource) {
+            return "environment variable";
+        }
+        return StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(source.getName())
+                ? "system property"
+                : APPLICATION_SOURCE;
     }
 
     private static Map<String, String> bind(Binder binder) {
