@@ -25,8 +25,13 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>{@link #lock} never waits: it makes one attempt and returns empty when another holder has
- *       the lock (or had it and its {@code lockAtLeastFor} has not passed). Not reentrant: a second
- *       {@code lock} of a held name returns empty, on any thread.
+ *       the lock (or had it and its {@code lockAtLeastFor} has not passed), or when the backend
+ *       cannot answer: the run is skipped, as ShedLock skips a run whose lock it cannot have. Not
+ *       reentrant: a second {@code lock} of a held name returns empty, on any thread.
+ *   <li>A backend that cannot answer is logged once at WARN when a run is first skipped for it and
+ *       once at INFO when it answers again, per provider, however many runs are skipped in between;
+ *       under Spring Boot with Micrometer the skipped runs are counted in {@code
+ *       fencedlock.shedlock.skipped} ({@code reason=unavailable}).
  *   <li>The lease is fixed (never renewed) and ends at {@code lockAtMostUntil}, the creation time
  *       plus {@code lockAtMostFor}: it is asked for with the backend's clock-drift allowance on top
  *       ({@link Lease#leaseTimeFor}), so that the holder believes it valid, and keeps the lock,
@@ -59,6 +64,7 @@ import org.slf4j.LoggerFactory;
 public final class FencedLockProvider implements ExtensibleLockProvider {
     private static final Logger LOG = LoggerFactory.getLogger(FencedLockProvider.class);
     private final LockClient client;
+    private final BackendAvailability availability;
     /** A lease this provider was granted, whose {@link Lease#leaseTimeFor} sizes the next request. */
     private volatile Lease sample;
 
@@ -67,7 +73,13 @@ public final class FencedLockProvider implements ExtensibleLockProvider {
      * @throws NullPointerException if {@code client} is null
      */
     public FencedLockProvider(LockClient client) {
+        this(client, SkippedRuns.NONE);
+    }
+
+    /** As {@link #FencedLockProvider(LockClient)}, telling {@code skipped} of each run skipped as unavailable. */
+    FencedLockProvider(LockClient client, SkippedRuns skipped) {
         this.client = Objects.requireNonNull(client, "client");
+        this.availability = new BackendAvailability(client.config().backend(), skipped);
     }
 
     /**
@@ -75,12 +87,11 @@ public final class FencedLockProvider implements ExtensibleLockProvider {
      * on a backend with a drift allowance the first time: the lease is then extended to cover
      * {@code lockAtMostUntil}; later requests are sized from it).
      *
-     * @return the lock, or empty if another holder has it
+     * @return the lock, or empty if another holder has it or the backend could not answer (a
+     *     {@link LockUnavailableException}, logged only when the backend's state changes)
      * @throws IllegalArgumentException if {@code lockAtMostUntil} has already passed, or {@code
      *     lockAtMostFor} is shorter than the smallest lease the backend grants (the message names
      *     both)
-     * @throws dev.fencedlock.LockUnavailableException if the backend could not answer; ShedLock then
-     *     skips the run, as with any provider failure
      */
     @Override
     public Optional<SimpleLock> lock(LockConfiguration configuration) {
@@ -96,10 +107,14 @@ public final class FencedLockProvider implements ExtensibleLockProvider {
             lease = client.lock(configuration.getName()).tryAcquire(Duration.ZERO, asked);
         } catch (IllegalArgumentException e) {
             throw tooShort("lockAtMostFor", configuration.getLockAtMostFor(), configuration, e);
+        } catch (LockUnavailableException e) {
+            availability.skipped(configuration.getName(), e);
+            return Optional.empty();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();
         }
+        availability.answered();
         if (lease.isEmpty()) {
             return Optional.empty();
         }
