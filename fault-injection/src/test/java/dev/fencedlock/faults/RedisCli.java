@@ -2,7 +2,8 @@ package dev.fencedlock.faults;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -66,19 +67,26 @@ final class RedisCli {
      */
     static String run(List<String> command) {
         try {
-            Process process =
-                    new ProcessBuilder(command).redirectErrorStream(true).start();
-            process.getOutputStream().close();
-            byte[] out = process.getInputStream().readAllBytes();
-            if (!process.waitFor(60, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new IllegalStateException(command + " did not finish in 60 s");
+            // output to a file, so that a command that never ends is bounded by waitFor, not a read
+            Path output = Files.createTempFile("fencedlock-redis-cli-", ".out");
+            try {
+                Process process = new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(output.toFile())
+                        .start();
+                process.getOutputStream().close();
+                if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    throw new IllegalStateException(command + " did not finish in 60 s");
+                }
+                String text = Files.readString(output);
+                if (process.exitValue() != 0) {
+                    throw new IllegalStateException(command + " exited with " + process.exitValue() + ":\n" + text);
+                }
+                return text;
+            } finally {
+                Files.deleteIfExists(output);
             }
-            String text = new String(out, StandardCharsets.UTF_8);
-            if (process.exitValue() != 0) {
-                throw new IllegalStateException(command + " exited with " + process.exitValue() + ":\n" + text);
-            }
-            return text;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
