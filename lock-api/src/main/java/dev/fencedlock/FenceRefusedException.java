@@ -50,7 +50,18 @@ public class FenceRefusedException extends LockException {
          * A write that must be fenced ran on a thread with no lease bound: there is no token to check.
          * {@link #lockName()} is null and {@link #token()} is {@link #NO_TOKEN}.
          */
-        NO_LEASE_BOUND("no lease was bound for a fenced write");
+        NO_LEASE_BOUND("no lease was bound for a fenced write"),
+        /**
+         * A receiver fences its transaction with the token a request or message presents, and it
+         * presented none for the lock ({@link FencingTokenCheck}). {@link #token()} is {@link #NO_TOKEN}.
+         */
+        TOKEN_NOT_PRESENTED("the request or message presented no token for the lock"),
+        /**
+         * The token a request or message presented was not taken as granted ({@link
+         * FencingTokenCheck}): its time part lies ahead of the receiver's clock by more than the
+         * allowed skew, or a signature was required and missing, made with an unknown key or wrong.
+         */
+        TOKEN_NOT_TRUSTED("the presented token was not taken as granted");
 
         private final String description;
 
@@ -72,7 +83,8 @@ public class FenceRefusedException extends LockException {
     /**
      * @param lockName the lock whose lease's write was refused; null only for {@link
      *     Reason#NO_LEASE_BOUND}
-     * @param token the refused lease's token; {@link #NO_TOKEN} for {@link Reason#NO_LEASE_BOUND}
+     * @param token the refused lease's token; {@link #NO_TOKEN} for {@link Reason#NO_LEASE_BOUND} and {@link
+     *     Reason#TOKEN_NOT_PRESENTED}
      * @param newerToken the newer token registered or read, null when not known
      * @param detail when or where it happened, appended to the message in brackets; null for none
      * @param cause the failure the refusal was found behind (a database error), or null
@@ -98,7 +110,10 @@ public class FenceRefusedException extends LockException {
         return lockName;
     }
 
-    /** The token of the refused lease; {@link #NO_TOKEN} for {@link Reason#NO_LEASE_BOUND}. */
+    /**
+     * The token of the refused lease or presented claim; {@link #NO_TOKEN} for {@link
+     * Reason#NO_LEASE_BOUND} and {@link Reason#TOKEN_NOT_PRESENTED}.
+     */
     public long token() {
         return token;
     }

@@ -4,9 +4,11 @@ import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.FenceRefusedException.Reason;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockException;
+import dev.fencedlock.LockNames;
 import dev.fencedlock.jdbc.internal.FencedTransaction;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Optional;
 import javax.sql.DataSource;
 
@@ -124,6 +126,51 @@ public final class JdbcFencing {
         return run(connection, lease, work);
     }
 
+    /**
+     * Runs {@code work} in a transaction fenced by a token this process holds no lease for: the
+     * token a request or message presented (a receiver; see {@link
+     * dev.fencedlock.FencingTokenCheck} for what to check first). The steps are {@link
+     * #inTransaction(DataSource, Lease, SqlWork)}'s, on the same fence row, with {@code
+     * presentedToken} in place of a lease's token: a token older than the one the row holds is
+     * refused, a newer one raises the row so that every older token is refused from then on, and two
+     * transactions presenting the same token run one after the other like two transactions of one
+     * lease. There is no lease to check before the guard or the commit; the wait for the row and
+     * (PostgreSQL, MariaDB) the time the transaction may sit idle are bounded by {@code bound}.
+     *
+     * @return what {@code work} returned, after the commit
+     * @throws FenceRefusedException if the fence row holds a newer token ({@link
+     *     Reason#NEWER_TOKEN_REGISTERED}); rolled back
+     * @throws FenceRowBusyException if an older transaction of the lock held the fence row for the
+     *     whole {@code bound}; rolled back
+     * @throws IllegalArgumentException if an argument is null, {@code lockName} breaks the lock-name
+     *     rules, {@code presentedToken} is negative or {@code bound} is zero or negative; nothing was
+     *     run
+     * @throws SQLException what the database or {@code work} threw, after the rollback
+     */
+    public static <T> T inTransaction(
+            DataSource dataSource, String lockName, long presentedToken, Duration bound, SqlWork<T> work)
+            throws SQLException {
+        if (dataSource == null) {
+            throw new IllegalArgumentException("dataSource must not be null");
+        }
+        LockNames.requireValid(lockName);
+        if (presentedToken < 0) {
+            throw new IllegalArgumentException("presentedToken must not be negative, got " + presentedToken);
+        }
+        if (bound == null || bound.isZero() || bound.isNegative()) {
+            throw new IllegalArgumentException("bound must be positive, got " + bound);
+        }
+        if (work == null) {
+            throw new IllegalArgumentException("work must not be null");
+        }
+        try (Connection connection = dataSource.getConnection()) {
+            return run(
+                    connection,
+                    FencedTransaction.of(FenceTable.standard(), connection, lockName, presentedToken, bound),
+                    work);
+        }
+    }
+
     private static void requireArguments(Lease lease, SqlWork<?> work) {
         if (lease == null) {
             throw new IllegalArgumentException("lease must not be null");
@@ -140,8 +187,12 @@ public final class JdbcFencing {
      * a failure the rollback and what the failure stands for; always the session put back.
      */
     private static <T> T run(Connection connection, Lease lease, SqlWork<T> work) throws SQLException {
+        return run(connection, FencedTransaction.of(FenceTable.standard(), connection, lease), work);
+    }
+
+    private static <T> T run(Connection connection, FencedTransaction transaction, SqlWork<T> work)
+            throws SQLException {
         boolean autoCommit = connection.getAutoCommit();
-        FencedTransaction transaction = FencedTransaction.of(FenceTable.standard(), connection, lease);
         Throwable failure = null;
         boolean committing = false;
         try {
@@ -151,8 +202,9 @@ public final class JdbcFencing {
             T result = work.run(transaction.beginDeferred());
             transaction.enterNow();
             if (connection.getAutoCommit()) {
-                throw new IllegalStateException("the work switched autocommit on, which ended the fenced "
-                        + "transaction of lock '" + lease.lockName() + "' early; it must leave the transaction open");
+                throw new IllegalStateException(
+                        "the work switched autocommit on, which ended the fenced " + "transaction of lock '"
+                                + transaction.lockName() + "' early; it must leave the transaction open");
             }
             transaction.beforeCommit();
             committing = true;
