@@ -6,6 +6,7 @@
  */
 module dev.fencedlock {
     requires org.slf4j;
+    requires static java.net.http;
 
     exports dev.fencedlock;
     exports dev.fencedlock.spi;
