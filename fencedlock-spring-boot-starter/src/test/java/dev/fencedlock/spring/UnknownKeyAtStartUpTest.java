@@ -33,7 +33,12 @@ class UnknownKeyAtStartUpTest {
 
     private static String knownKeys() {
         List<String> keys = new ArrayList<>(LockConfig.keys());
-        keys.addAll(List.of("fencedlock.initialize-schema", "fencedlock.protected-tables"));
+        keys.addAll(List.of(
+                "fencedlock.initialize-schema",
+                "fencedlock.protected-tables",
+                "fencedlock.token.propagate",
+                "fencedlock.token.signing-key-id",
+                "fencedlock.token.signing-key"));
         return " Known keys: " + keys + " (backends on the classpath: ";
     }
 

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
@@ -52,7 +53,10 @@ final class SpringLockConfig {
     public static final String INITIALIZE_SCHEMA = "fencedlock.initialize-schema";
 
     /** The keys the starter reads itself; they are not handed to {@link LockConfig}. */
-    public static final List<String> STARTER_KEYS = List.of(INITIALIZE_SCHEMA, ProtectedTablesMode.PROPERTY);
+    public static final List<String> STARTER_KEYS = Stream.of(
+                    List.of(INITIALIZE_SCHEMA, ProtectedTablesMode.PROPERTY), TokenSettings.SENDER_KEYS)
+            .flatMap(List::stream)
+            .toList();
 
     private SpringLockConfig() {}
 
