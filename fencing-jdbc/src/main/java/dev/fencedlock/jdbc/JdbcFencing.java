@@ -156,7 +156,8 @@ public final class JdbcFencing {
             }
             transaction.beforeCommit();
             committing = true;
-            connection.commit();
+            // on MariaDB the session is put back, and autocommit switched on, in the commit's round trip
+            transaction.commit(autoCommit);
             return result;
         } catch (Throwable t) {
             failure = t;

@@ -27,14 +27,16 @@ import java.util.function.BiFunction;
  *       is refused ({@link Reason#NEWER_TOKEN_REGISTERED}); from here on the lock's transactions run
  *       one at a time, in token order. The wait for the row and (PostgreSQL, MariaDB) how long the
  *       transaction may sit idle are bounded by the lease's remaining time. Where the database can
- *       gate a statement on the guard (PostgreSQL through pgjdbc) the guard may instead travel in
- *       one round trip with the transaction's first statement ({@link DeferredGuard}).
+ *       gate a statement on the guard (PostgreSQL through pgjdbc, MariaDB through Connector/J with
+ *       {@code allowMultiQueries=true}) the guard may instead travel in one round trip with the
+ *       transaction's first statement ({@link DeferredGuard}).
  *   <li>The work.
  *   <li><b>Before commit</b> ({@link #beforeCommit}): a deferred guard that no statement carried
  *       runs alone, so that the token is registered or refused as always; then the lease must still
  *       be valid, else {@link FenceRefusedException} ({@link Reason#LEASE_NOT_VALID}).
- *   <li>Commit, or rollback on any failure: the caller's. After a failure and its rollback, {@link
- *       #explain} says which refusal or busy fence row the failure hides.
+ *   <li>Commit, or rollback on any failure: the caller's, or the commit here ({@link #commit}),
+ *       which on MariaDB puts the session back in the same round trip. After a failure and its
+ *       rollback, {@link #explain} says which refusal or busy fence row the failure hides.
  *   <li><b>After completion</b> ({@link #afterCompletion}), before the connection goes back to a
  *       pool: what the guard set on the session and the database cannot scope to the transaction
  *       (MariaDB/MySQL: the mark protected tables' triggers read, MariaDB's idle bound) is put back.
@@ -212,7 +214,6 @@ public final class FencedTransaction {
         // before the guard: a guard that fails after its first statement may have set the mark
         sessionChanged = true;
         guard.enter(connection, lockName, token, bound());
-        guard.limitIdle(connection, bound());
     }
 
     /**
@@ -237,6 +238,28 @@ public final class FencedTransaction {
     public void beforeCommit() throws SQLException {
         enterNow();
         requireValid("at commit; the transaction is rolled back");
+    }
+
+    /**
+     * Commits, for an adapter that commits itself after {@link #beforeCommit}: gives the session
+     * back as {@link #afterCompletion} does and commits in one round trip where the database and its
+     * driver allow it (MariaDB through Connector/J: one compound statement, the session put back
+     * before the commit, which no write follows), and, if {@code thenAutoCommit}, switches
+     * autocommit on in the same round trip; elsewhere the connection's own {@code commit()}, the
+     * session left for {@link #afterCompletion}. Either way {@link #afterCompletion} must still
+     * follow, on every path: after this has done its work it runs nothing.
+     *
+     * @param thenAutoCommit whether the caller would switch autocommit on right after the commit;
+     *     it may then find it on already
+     * @throws SQLException what the commit failed with; its outcome may be in doubt, as any
+     *     commit's. The caller rolls back, then {@link #afterCompletion} puts the session back
+     */
+    public void commit(boolean thenAutoCommit) throws SQLException {
+        if (sessionChanged && guard.commitRestoring(connection, thenAutoCommit)) {
+            sessionChanged = false;
+            return;
+        }
+        connection.commit();
     }
 
     /**
