@@ -77,6 +77,14 @@ final class DeferredGuard {
     }
 
     /**
+     * Whether the commit can give the session back in its own round trip on a connection {@code
+     * meta} describes ({@link GuardStatements#canCommitRestoring}). No statement is run.
+     */
+    static boolean canCommitRestoring(DatabaseMetaData meta) throws SQLException {
+        return FenceGuard.of(FenceTable.standard()).statementsFor(meta).canCommitRestoring(meta);
+    }
+
+    /**
      * The guard of the transaction just begun on {@code connection} (autocommit off, nothing run),
      * after {@link FenceGuard#enter}'s checks, or null if it cannot travel with the work's first
      * statement there.

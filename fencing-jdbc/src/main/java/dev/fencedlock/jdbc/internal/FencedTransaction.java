@@ -67,6 +67,8 @@ public final class FencedTransaction {
     private final long token;
     private final Duration fixedBound;
     private DeferredGuard deferred;
+    /** Whether the {@link #guardable} connection's commit is this transaction's ({@link #beginArmed}). */
+    private boolean commitsThrough;
     /** Whether the guard may have changed the session: {@link #afterCompletion} must put it back. */
     private boolean sessionChanged;
 
@@ -188,7 +190,9 @@ public final class FencedTransaction {
     /**
      * Begins as {@link #begin} does, except that on a {@link #guardable} connection, where the
      * database can gate a statement on the guard, the guard is armed on that connection to travel
-     * with the transaction's first statement, until {@link #afterCompletion}.
+     * with the transaction's first statement, until {@link #afterCompletion}; and that
+     * connection's {@code commit()} is then {@link #commit this transaction's}, which on MariaDB
+     * puts the session back in the commit's round trip.
      *
      * @param failures what a failure of the deferred guard is thrown as: called with the failure,
      *     on the transaction's connection, which the failure has left unusable until it is rolled
@@ -200,6 +204,8 @@ public final class FencedTransaction {
     public void beginArmed(BiFunction<Exception, Boolean, RuntimeException> failures) throws SQLException {
         requireValid("when the transaction began; nothing was run");
         if (guardable != null) {
+            commitsThrough = true;
+            guardable.commitThrough(this);
             deferred = DeferredGuard.of(guard, connection, this, failures::apply);
             if (deferred != null) {
                 sessionChanged = true;
@@ -241,7 +247,9 @@ public final class FencedTransaction {
     }
 
     /**
-     * Commits, for an adapter that commits itself after {@link #beforeCommit}: gives the session
+     * Commits, for an adapter that commits itself after {@link #beforeCommit} (and, on a {@link
+     * #guardable} connection of {@link #beginArmed}, for its {@code commit()}): runs a deferred
+     * guard that no statement carried ({@link #enterNow}), then gives the session
      * back as {@link #afterCompletion} does and commits in one round trip where the database and its
      * driver allow it (MariaDB through Connector/J: one compound statement, the session put back
      * before the commit, which no write follows), and, if {@code thenAutoCommit}, switches
@@ -255,6 +263,7 @@ public final class FencedTransaction {
      *     commit's. The caller rolls back, then {@link #afterCompletion} puts the session back
      */
     public void commit(boolean thenAutoCommit) throws SQLException {
+        enterNow();
         if (sessionChanged && guard.commitRestoring(connection, thenAutoCommit)) {
             sessionChanged = false;
             return;
@@ -324,7 +333,8 @@ public final class FencedTransaction {
     }
 
     private void disarm() {
-        if (guardable != null && deferred != null) {
+        if (guardable != null && (deferred != null || commitsThrough)) {
+            commitsThrough = false;
             guardable.disarm();
         }
     }
@@ -352,6 +362,15 @@ public final class FencedTransaction {
     /** Whether a guard can travel with the first statement on a connection {@code meta} describes. */
     public static boolean canPipeline(DatabaseMetaData meta) throws SQLException {
         return DeferredGuard.canPipeline(meta);
+    }
+
+    /**
+     * Whether a connection {@code meta} describes gains from being {@link #guardable}: its guard
+     * can travel with the first statement ({@link #canPipeline}), or its commit can give the
+     * session back in the same round trip (MariaDB through Connector/J).
+     */
+    public static boolean isGuardable(DatabaseMetaData meta) throws SQLException {
+        return DeferredGuard.canPipeline(meta) || DeferredGuard.canCommitRestoring(meta);
     }
 
     /** Whether {@code failure} is a concurrency failure (serialization, deadlock, lock timeout). */

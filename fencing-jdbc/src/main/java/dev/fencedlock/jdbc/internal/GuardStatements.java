@@ -154,6 +154,14 @@ class GuardStatements {
     public void restoreSession(Connection connection) throws SQLException {}
 
     /**
+     * Whether {@link #commitRestoring} does its work on a connection described by {@code meta}
+     * (MariaDB through Connector/J). False by default.
+     */
+    public boolean canCommitRestoring(DatabaseMetaData meta) throws SQLException {
+        return false;
+    }
+
+    /**
      * Commits the transaction and gives the session back as {@link #restoreSession} does, and, if
      * {@code thenAutoCommit}, switches autocommit on, all in one round trip, where the database
      * and its driver allow it (MariaDB through Connector/J).

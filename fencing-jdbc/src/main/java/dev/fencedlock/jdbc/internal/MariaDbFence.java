@@ -266,8 +266,7 @@ final class MariaDbFence extends GuardStatements {
      */
     @Override
     public boolean commitRestoring(Connection connection, boolean thenAutoCommit) throws SQLException {
-        DatabaseMetaData meta = connection.getMetaData();
-        if (!CONNECTOR_J.equals(meta.getDriverName()) || !"MariaDB".equals(meta.getDatabaseProductName())) {
+        if (!canCommitRestoring(connection.getMetaData())) {
             return false;
         }
         try (Statement statement = connection.createStatement()) {
@@ -275,6 +274,12 @@ final class MariaDbFence extends GuardStatements {
                     + (thenAutoCommit ? " set autocommit = 1;" : "") + " end");
         }
         return true;
+    }
+
+    /** MariaDB Connector/J ({@value #CONNECTOR_J}) on a MariaDB server. */
+    @Override
+    public boolean canCommitRestoring(DatabaseMetaData meta) throws SQLException {
+        return CONNECTOR_J.equals(meta.getDriverName()) && "MariaDB".equals(meta.getDatabaseProductName());
     }
 
     /** MariaDB has {@value #IDLE} (since 10.3) and compound statements (since 10.1); MySQL, which shares the driver and the rest, has not. */
