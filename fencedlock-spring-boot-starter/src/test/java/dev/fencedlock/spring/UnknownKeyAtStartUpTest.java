@@ -36,9 +36,13 @@ class UnknownKeyAtStartUpTest {
         keys.addAll(List.of(
                 "fencedlock.initialize-schema",
                 "fencedlock.protected-tables",
-                "fencedlock.token.propagate",
+                "fencedlock.token.max-ahead",
+                "fencedlock.token.accepted-keys",
                 "fencedlock.token.signing-key-id",
-                "fencedlock.token.signing-key"));
+                "fencedlock.token.signing-key",
+                "fencedlock.token.require-signature",
+                "fencedlock.token.receiver-bound",
+                "fencedlock.token.propagate"));
         return " Known keys: " + keys + " (backends on the classpath: ";
     }
 

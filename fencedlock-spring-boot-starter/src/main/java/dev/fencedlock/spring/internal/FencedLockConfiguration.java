@@ -5,11 +5,14 @@ import dev.fencedlock.LockConfig;
 import dev.fencedlock.LockEventListener;
 import dev.fencedlock.jdbc.FenceTable;
 import dev.fencedlock.spring.FenceRefusalListener;
+import dev.fencedlock.spring.FencedBy;
 import dev.fencedlock.spring.FencedLockAutoConfiguration;
 import dev.fencedlock.spring.FencedTransactions;
 import dev.fencedlock.spring.Locked;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.util.List;
 import javax.sql.DataSource;
 import org.springframework.aop.Advisor;
@@ -21,6 +24,7 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;
 import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
@@ -31,13 +35,15 @@ import org.springframework.context.annotation.Role;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.env.Environment;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.servlet.HandlerExceptionResolver;
 
 /**
  * The beans of {@link FencedLockAutoConfiguration}, declared beside the classes they create so that
  * those stay package-private: a {@link LockClient} from the {@code fencedlock.*} properties, the
- * {@link Locked} advice, {@link FencedTransactions}, and the fence guard on the application's
- * transaction managers; the schema, health, observations and meters where their libraries are
- * present.
+ * {@link Locked} and {@link FencedBy} advice, {@link FencedTransactions}, and the fence guard on the
+ * application's transaction managers; the schema, health, observations, meters and the receiver's
+ * HTTP statuses where their libraries are present.
  */
 @Configuration(proxyBeanMethods = false)
 class FencedLockConfiguration {
@@ -90,6 +96,40 @@ class FencedLockConfiguration {
         // checkInherited: @Locked on an interface or superclass method counts, as @Transactional does
         DefaultPointcutAdvisor advisor =
                 new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Locked.class, true), interceptor);
+        advisor.setOrder(FencedLockAutoConfiguration.LOCKED_ADVISOR_ORDER);
+        return advisor;
+    }
+
+    /**
+     * The receiver's checks of presented tokens and the bound of its fenced transactions, from the
+     * {@code fencedlock.token.*} properties ({@link ReceiverSettings}), over every source of presented
+     * headers in the context.
+     *
+     * @throws dev.fencedlock.spring.FencedLockStartupException (failing start-up) naming the key of a
+     *     bad setting
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    PresentedTokens fencedLockPresentedTokens(Environment environment, ObjectProvider<PresentedHeaders> sources) {
+        ReceiverSettings settings;
+        try {
+            settings = ReceiverSettings.from(environment);
+        } catch (IllegalArgumentException e) {
+            throw SpringLockConfig.startupFailure(e);
+        }
+        return new PresentedTokens(
+                settings.check(), settings.bound(), sources.orderedStream().toList());
+    }
+
+    /** The {@link FencedBy} advice, ordered like the {@link Locked} advice: outside the transaction's. */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static Advisor fencedLockReceiverAdvisor(
+            ObjectProvider<PresentedTokens> tokens, ObjectProvider<LockedExecution> execution, BeanFactory beans) {
+        FencedByInterceptor interceptor =
+                new FencedByInterceptor(tokens::getObject, execution::getObject, new BeanFactoryResolver(beans));
+        DefaultPointcutAdvisor advisor =
+                new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, FencedBy.class, true), interceptor);
         advisor.setOrder(FencedLockAutoConfiguration.LOCKED_ADVISOR_ORDER);
         return advisor;
     }
@@ -159,6 +199,32 @@ class FencedLockConfiguration {
                 throw SpringLockConfig.startupFailure(e);
             }
             return properties -> properties.putIfAbsent(ProtectedTablesMode.HIBERNATE_SETTING, mode);
+        }
+    }
+
+    /** The header of the servlet request a {@link FencedBy} call serves, where Spring's web support is present. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({RequestContextHolder.class, HttpServletRequest.class})
+    static class ServletRequests {
+        @Bean
+        PresentedHeaders fencedLockRequestHeaders() {
+            return new RequestPresentedHeaders();
+        }
+    }
+
+    /**
+     * {@link FencedBy} failures as HTTP statuses with problem bodies ({@link ReceiverProblems}) in a
+     * Spring MVC application; the application's own exception handlers run first. A bean named
+     * {@code fencedLockReceiverProblems} replaces it.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({HandlerExceptionResolver.class, HttpServletResponse.class})
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    static class ReceiverResponses {
+        @Bean
+        @ConditionalOnMissingBean(name = "fencedLockReceiverProblems")
+        ReceiverProblems fencedLockReceiverProblems() {
+            return new ReceiverProblems();
         }
     }
 

@@ -46,6 +46,11 @@ final class LockedExecution {
         }
     }
 
+    /** Reports a refusal raised before any transaction began (a presented token missing or not trusted). */
+    public void refused(FencedWriteRefusedException refusal) {
+        refusals.refused(refusal);
+    }
+
     /** Runs {@code work} under {@code lease}; the caller releases the lease afterwards. */
     public <T> T run(Lease lease, LockedWork<T> work) throws Throwable {
         ActiveLease active = ActiveLease.open(lease, observations);

@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
@@ -53,10 +52,10 @@ final class SpringLockConfig {
     public static final String INITIALIZE_SCHEMA = "fencedlock.initialize-schema";
 
     /** The keys the starter reads itself; they are not handed to {@link LockConfig}. */
-    public static final List<String> STARTER_KEYS = Stream.of(
-                    List.of(INITIALIZE_SCHEMA, ProtectedTablesMode.PROPERTY), TokenSettings.SENDER_KEYS)
-            .flatMap(List::stream)
-            .toList();
+    public static final List<String> STARTER_KEYS = starterKeys();
+
+    /** Starter keys that are maps: every name below them ({@code accepted-keys.<id>}) is the starter's too. */
+    private static final List<String> STARTER_MAPS = List.of(ReceiverSettings.ACCEPTED_KEYS);
 
     private SpringLockConfig() {}
 
@@ -66,7 +65,7 @@ final class SpringLockConfig {
      */
     public static LockConfig from(Environment environment) {
         Map<String, String> properties = properties(environment);
-        STARTER_KEYS.forEach(properties::remove);
+        properties.keySet().removeIf(SpringLockConfig::isStarterKey);
         SpringDataRedis.Resolved resolved = SpringDataRedis.withBootRedis(properties, Binder.get(environment));
         try {
             return LockConfig.fromMap(resolved.properties());
@@ -109,7 +108,7 @@ final class SpringLockConfig {
         if (!(environment instanceof ConfigurableEnvironment configurable)) {
             // no sources to tell the application's from the process's: every name is the application's
             for (String key : all.keySet()) {
-                if (!known.contains(key)) {
+                if (!known.contains(key) && !isStarterKey(key)) {
                     throw LockConfig.unknownKey(APPLICATION_SOURCE, key, STARTER_KEYS);
                 }
             }
@@ -126,7 +125,7 @@ final class SpringLockConfig {
         }
         Map<String, String> application = bind(new Binder(ConfigurationPropertySources.from(applicationSources)));
         all.keySet().removeIf(key -> {
-            if (known.contains(key)) {
+            if (known.contains(key) || isStarterKey(key)) {
                 return false;
             }
             if (application.containsKey(key)) {
@@ -199,6 +198,17 @@ final class SpringLockConfig {
         }
         lists.forEach((key, elements) -> result.put(key, String.join(",", elements.values())));
         return result;
+    }
+
+    private static List<String> starterKeys() {
+        List<String> keys = new ArrayList<>(List.of(INITIALIZE_SCHEMA, ProtectedTablesMode.PROPERTY));
+        keys.addAll(ReceiverSettings.KEYS);
+        TokenSettings.SENDER_KEYS.stream().filter(key -> !keys.contains(key)).forEach(keys::add);
+        return List.copyOf(keys);
+    }
+
+    private static boolean isStarterKey(String key) {
+        return STARTER_KEYS.contains(key) || STARTER_MAPS.stream().anyMatch(map -> key.startsWith(map + "."));
     }
 
     private static List<String> knownKeys() {
