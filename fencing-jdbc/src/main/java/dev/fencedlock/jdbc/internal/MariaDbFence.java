@@ -113,12 +113,15 @@ final class MariaDbFence extends GuardStatements {
     private String enterSql(Duration bound) {
         return "begin not atomic set " + MARK + " = null; " + bounded(updateSql, bound) + "; if " + MARK
                 + " is null then signal sqlstate '" + NOT_RAISED_STATE + "' set message_text = '" + NOT_RAISED
-                + "'; end if;" + (bound == null ? "" : " " + idleSql(bound) + ";") + " end";
+                + "'; end if;" + (bound == null ? "" : " set " + idleBound(bound) + ";") + " end";
     }
 
-    /** Sets the session's idle timeout to {@code bound} plus the grace, keeping its own value once. */
-    private static String idleSql(Duration bound) {
-        return "set " + SAVED + " = coalesce(" + SAVED + ", @@session." + IDLE + "), @@session." + IDLE + " = "
+    /**
+     * The assignments that set the session's idle timeout to {@code bound} plus the grace, keeping
+     * its own value once.
+     */
+    private static String idleBound(Duration bound) {
+        return SAVED + " = coalesce(" + SAVED + ", @@session." + IDLE + "), @@session." + IDLE + " = "
                 + seconds(bound.plus(IDLE_GRACE));
     }
 
@@ -237,10 +240,7 @@ final class MariaDbFence extends GuardStatements {
     @Override
     public void mark(Connection connection, String lockName, long token, Duration bound) throws SQLException {
         boolean idle = bound != null && isMariaDb(connection);
-        execute(
-                connection,
-                "set " + MARK + " = ?" + (idle ? ", " + idleSql(bound).substring("set ".length()) : ""),
-                token + " " + lockName);
+        execute(connection, "set " + MARK + " = ?" + (idle ? ", " + idleBound(bound) : ""), token + " " + lockName);
     }
 
     /**
@@ -282,7 +282,10 @@ final class MariaDbFence extends GuardStatements {
         return CONNECTOR_J.equals(meta.getDriverName()) && "MariaDB".equals(meta.getDatabaseProductName());
     }
 
-    /** MariaDB has {@value #IDLE} (since 10.3) and compound statements (since 10.1); MySQL, which shares the driver and the rest, has not. */
+    /**
+     * MariaDB has {@value #IDLE} (since 10.3) and compound statements (since 10.1); MySQL, which
+     * shares the driver and the rest, has not.
+     */
     private static boolean isMariaDb(Connection connection) throws SQLException {
         return connection
                 .getMetaData()
