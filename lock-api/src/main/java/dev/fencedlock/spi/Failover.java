@@ -11,8 +11,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,8 +54,9 @@ import org.slf4j.LoggerFactory;
  * and the primary's attempts run on {@link PrimaryProbe}'s threads; this class joins them to the
  * backends, the clock, the log and the listener.
  *
- * <p>Thread-safe: the rules are guarded by this object's monitor, which acquisitions that wait for
- * an instant also wait on.
+ * <p>Thread-safe: the rules are guarded by one lock, whose condition acquisitions that wait for an
+ * instant wait on (a {@link Condition}, not {@code Object.wait}: a waiting virtual thread leaves its
+ * carrier free on every Java version).
  */
 final class Failover implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Failover.class);
@@ -70,7 +72,9 @@ final class Failover implements AutoCloseable {
     private final AtomicLong primaryFixedNanos = new AtomicLong();
     private final AtomicLong fallbackFixedNanos = new AtomicLong();
     private final PrimaryProbe probe;
-    private final FailoverRules rules; // guarded by this
+    private final ReentrantLock guard = new ReentrantLock();
+    private final Condition phaseChanged = guard.newCondition();
+    private final FailoverRules rules; // guarded by guard
 
     /**
      * @param fallbackLeases the listener the fallback's runtime reports to, so that its leases can
@@ -151,13 +155,16 @@ final class Failover implements AutoCloseable {
     Route route(String lockName) {
         boolean tell;
         Route route;
-        synchronized (this) {
+        guard.lock();
+        try {
             Phase before = rules.phase();
             route = rules.route(clock.nanoTime());
             if (rules.phase() != before) {
-                notifyAll();
+                phaseChanged.signalAll();
             }
             tell = rules.takeSwitchBackNotice();
+        } finally {
+            guard.unlock();
         }
         if (tell) {
             log.info("Acquisitions return to backend {} from fallback {}", primary.name(), fallback.name());
@@ -171,13 +178,23 @@ final class Failover implements AutoCloseable {
      * although it may answer: the fallback before the takeover instant, both while the client waits
      * out the fallback's leases on its way back. False otherwise.
      */
-    synchronized boolean withholds(boolean ofPrimary) {
-        return rules.withholds(ofPrimary, clock.nanoTime());
+    boolean withholds(boolean ofPrimary) {
+        guard.lock();
+        try {
+            return rules.withholds(ofPrimary, clock.nanoTime());
+        } finally {
+            guard.unlock();
+        }
     }
 
     /** Whether a lease the fallback just granted may be handed out: only while the client is down. */
-    synchronized boolean fallbackMayGrant() {
-        return rules.fallbackMayGrant(clock.nanoTime());
+    boolean fallbackMayGrant() {
+        guard.lock();
+        try {
+            return rules.fallbackMayGrant(clock.nanoTime());
+        } finally {
+            guard.unlock();
+        }
     }
 
     /**
@@ -185,13 +202,18 @@ final class Failover implements AutoCloseable {
      *
      * @throws InterruptedException if interrupted while waiting
      */
-    synchronized void awaitChange(Phase from, long untilNanos) throws InterruptedException {
-        while (rules.phase() == from) {
-            long left = untilNanos - clock.nanoTime();
-            if (left <= 0) {
-                return;
+    void awaitChange(Phase from, long untilNanos) throws InterruptedException {
+        guard.lock();
+        try {
+            while (rules.phase() == from) {
+                long left = untilNanos - clock.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                phaseChanged.awaitNanos(left);
             }
-            TimeUnit.NANOSECONDS.timedWait(this, left);
+        } finally {
+            guard.unlock();
         }
     }
 
@@ -199,8 +221,13 @@ final class Failover implements AutoCloseable {
      * The primary answered an acquisition (granted, or found the lock taken) that started at {@code
      * startNanos}; see {@link FailoverRules#primaryAnswered}.
      */
-    synchronized void primaryAnswered(long startNanos, boolean granted) {
-        rules.primaryAnswered(startNanos, granted);
+    void primaryAnswered(long startNanos, boolean granted) {
+        guard.lock();
+        try {
+            rules.primaryAnswered(startNanos, granted);
+        } finally {
+            guard.unlock();
+        }
     }
 
     /**
@@ -210,13 +237,16 @@ final class Failover implements AutoCloseable {
     void primaryFailed(String lockName, LockUnavailableException cause) {
         Duration waitOut = rules.takeover() == FallbackTakeover.WAIT_OUT ? primaryWaitOut() : Duration.ZERO;
         Instant downAt;
-        synchronized (this) {
+        guard.lock();
+        try {
             downAt = Instant.now();
             if (!rules.primaryFailed(clock.nanoTime(), downAt, saturated(waitOut), cause)) {
                 return;
             }
             fallbackLeases.allowRenewal();
-            notifyAll();
+            phaseChanged.signalAll();
+        } finally {
+            guard.unlock();
         }
         log.warn(
                 "Backend {} cannot answer; fallback {} grants {}, until {} answers again: {}",
@@ -240,7 +270,8 @@ final class Failover implements AutoCloseable {
     void primaryAnswersAgain(long askedAtNanos) {
         Duration waitOut = fallbackWaitOut();
         String outcome;
-        synchronized (this) {
+        guard.lock();
+        try {
             if (rules.phase() != Phase.DOWN) {
                 return;
             }
@@ -259,7 +290,9 @@ final class Failover implements AutoCloseable {
                             + ", once none of them can still be valid ("
                             + DurationFormat.format(Duration.ofNanos(rules.fallbackWaitNanos())) + ")";
             };
-            notifyAll();
+            phaseChanged.signalAll();
+        } finally {
+            guard.unlock();
         }
         log.info("Backend {} answers the fallback probe again{}", primary.name(), outcome);
     }
@@ -268,7 +301,16 @@ final class Failover implements AutoCloseable {
      * Why an acquisition of {@code lockName} with {@code wait} may not be granted now: the exception
      * for a {@code route} that waits beyond the caller's wait.
      */
-    synchronized LockUnavailableException notYet(String lockName, Route route, Duration wait) {
+    LockUnavailableException notYet(String lockName, Route route, Duration wait) {
+        guard.lock();
+        try {
+            return notYetLocked(lockName, route, wait);
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    private LockUnavailableException notYetLocked(String lockName, Route route, Duration wait) {
         String opt = " " + LockConfig.FALLBACK_TAKEOVER + "=immediate grants at once instead, with two holders"
                 + " overlapping (only fenced effects are safe then).";
         String waited = "; the wait of " + DurationFormat.format(wait) + " ends before that.";
@@ -295,8 +337,13 @@ final class Failover implements AutoCloseable {
     }
 
     /** The current phase, for tests and {@code toString}. */
-    synchronized Phase phase() {
-        return rules.phase();
+    Phase phase() {
+        guard.lock();
+        try {
+            return rules.phase();
+        } finally {
+            guard.unlock();
+        }
     }
 
     private void tell(String lockName, String from, String to, LockException cause) {

@@ -1,8 +1,10 @@
 package dev.fencedlock.spring.app;
 
+import dev.fencedlock.Lease;
 import dev.fencedlock.spring.CurrentLease;
 import dev.fencedlock.spring.Locked;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
@@ -33,6 +35,20 @@ public class Counters {
         return jdbc.queryForList("select amount from counters where name = ?", Long.class, name).stream()
                 .findFirst()
                 .orElse(0L);
+    }
+
+    /**
+     * Adds one under the lock {@code name} on an auto-renewing lease, waiting up to two minutes for
+     * the lock: {@code holding} runs with the lease in the transaction, before the read; then the
+     * value read plus one is written and returned.
+     */
+    @Locked(value = "'counter:' + #name", waitTime = "2m")
+    @Transactional
+    public long increment(String name, Consumer<Lease> holding) {
+        holding.accept(CurrentLease.get().orElseThrow());
+        long next = readOrZero(name) + 1;
+        write(name, next);
+        return next;
     }
 
     /** Adds one on a fixed lease, stalling after the write until the lease has run out. */

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** On PostgreSQL, a {@code NOTIFY} from any connection wakes the waiters of the key it names. */
+/** On PostgreSQL, a {@code NOTIFY} from any connection wakes a waiter of the key it names. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ReleaseListenerIT {
 
@@ -26,7 +26,7 @@ class ReleaseListenerIT {
                     ReleaseSignals.Ticket other =
                             signals.ticket(LockTable.signalKey(table.table(), LockKeys.rowKey("other")))) {
                 Await.until("listening", Duration.ofSeconds(30), listener::listening);
-                // the listener wakes everyone once it starts listening; consume that wake-up
+                // the listener wakes a waiter of every key once it starts listening; consume that wake-up
                 ticket.await(0);
                 other.await(0);
 
