@@ -33,7 +33,15 @@ class UnknownKeyAtStartUpTest {
 
     private static String knownKeys() {
         List<String> keys = new ArrayList<>(LockConfig.keys());
-        keys.addAll(List.of("fencedlock.initialize-schema", "fencedlock.protected-tables"));
+        keys.addAll(List.of(
+                "fencedlock.initialize-schema",
+                "fencedlock.protected-tables",
+                "fencedlock.token.max-ahead",
+                "fencedlock.token.accepted-keys",
+                "fencedlock.token.signing-key-id",
+                "fencedlock.token.signing-key",
+                "fencedlock.token.require-signature",
+                "fencedlock.token.receiver-bound"));
         return " Known keys: " + keys + " (backends on the classpath: ";
     }
 
