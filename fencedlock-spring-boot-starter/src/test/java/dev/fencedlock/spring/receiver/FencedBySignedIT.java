@@ -6,17 +6,12 @@ import dev.fencedlock.FencedHttpRequests;
 import dev.fencedlock.FencingKey;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
-import dev.fencedlock.LockConfig;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -48,7 +43,6 @@ class FencedBySignedIT {
     private static final FencingKey CURRENT = key("2026-12", 'n');
     private static final FencingKey ROTATED = key("2026-11", 'o');
     private static final FencingKey OLDEST = key("2025.10", 'p');
-    private static LockClient holders;
 
     @LocalServerPort
     int port;
@@ -56,19 +50,12 @@ class FencedBySignedIT {
     @Autowired
     JdbcTemplate jdbc;
 
-    @BeforeAll
-    static void holders() {
-        holders = LockClient.create(LockConfig.builder().backend("local").build());
-    }
-
-    @AfterAll
-    static void closeHolders() {
-        holders.close();
-    }
+    @Autowired
+    LockClient holders;
 
     @Test
     void anUnsignedWronglySignedOrUnknownKeyTokenIsRefusedAndChangesNothing() throws Exception {
-        String order = UUID.randomUUID().toString().substring(0, 12);
+        String order = Holders.order();
         try (Lease lease = acquire(order)) {
             assertRefused(FencedHttpRequests.withToken(post(order, "unsigned"), lease), "not signed");
             assertRefused(
@@ -86,7 +73,7 @@ class FencedBySignedIT {
 
     @Test
     void aTokenSignedWithTheCurrentOrARotatedKeyLands() throws Exception {
-        String order = UUID.randomUUID().toString().substring(0, 12);
+        String order = Holders.order();
         for (FencingKey key : List.of(CURRENT, ROTATED, OLDEST)) {
             try (Lease lease = acquire(order)) {
                 HttpResponse<String> response =
@@ -116,8 +103,8 @@ class FencedBySignedIT {
                 "select shipped_by from shipments where order_id = ? order by id", String.class, order);
     }
 
-    private static Lease acquire(String order) throws InterruptedException {
-        return holders.lock("orders:" + order).acquire(Duration.ofSeconds(10), Duration.ofMinutes(2));
+    private Lease acquire(String order) throws InterruptedException {
+        return Holders.acquire(holders, order);
     }
 
     private static FencingKey key(String id, char fill) {

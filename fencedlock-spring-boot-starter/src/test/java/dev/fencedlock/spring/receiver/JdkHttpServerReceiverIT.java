@@ -17,7 +17,6 @@ import dev.fencedlock.jdbc.JdbcFencing;
 import dev.fencedlock.spi.TokenOrder;
 import dev.fencedlock.testkit.db.TestDatabase;
 import dev.fencedlock.testkit.db.TestDatabase.Kind;
-import dev.fencedlock.testkit.local.LocalLockFaults;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -28,7 +27,6 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
@@ -68,7 +66,7 @@ class JdkHttpServerReceiverIT {
             names = {"H2", "POSTGRESQL"})
     void aPausedHolderIsRefusedAfterTheNewerHolderAndItsEffectIsAbsent(Kind kind) throws Exception {
         TestDatabase db = database(kind);
-        String order = order();
+        String order = Holders.order();
         try (Receiver receiver = Receiver.start(db.dataSource());
                 Lease paused = acquire(order);
                 Lease newer = acquireAfterLosing(order)) {
@@ -88,7 +86,7 @@ class JdkHttpServerReceiverIT {
             names = {"H2", "POSTGRESQL"})
     void theNewerCallArrivingFirstRefusesTheOlder(Kind kind) throws Exception {
         TestDatabase db = database(kind);
-        String order = order();
+        String order = Holders.order();
         try (Receiver receiver = Receiver.start(db.dataSource())) {
             String olderHeader;
             try (Lease first = acquire(order)) {
@@ -110,7 +108,7 @@ class JdkHttpServerReceiverIT {
             names = {"H2", "POSTGRESQL"})
     void aReceiverRestartedOnTheSameDatabaseStillRefusesTheOlderToken(Kind kind) throws Exception {
         TestDatabase db = database(kind);
-        String order = order();
+        String order = Holders.order();
         try (Lease paused = acquire(order);
                 Lease newer = acquireAfterLosing(order)) {
             try (HikariDataSource pool = pool(db);
@@ -131,7 +129,7 @@ class JdkHttpServerReceiverIT {
             names = {"H2", "POSTGRESQL"})
     void missingMalformedAndForgedTokensAreRefusedAndChangeNothing(Kind kind) throws Exception {
         TestDatabase db = database(kind);
-        String order = order();
+        String order = Holders.order();
         String lock = "orders:" + order;
         try (Receiver receiver = Receiver.start(db.dataSource());
                 Lease real = acquire(order)) {
@@ -256,17 +254,12 @@ class JdkHttpServerReceiverIT {
         return pool;
     }
 
-    private static String order() {
-        return UUID.randomUUID().toString().substring(0, 12);
-    }
-
     private static Lease acquire(String order) throws InterruptedException {
-        return holders.lock("orders:" + order).acquire(Duration.ofSeconds(10), Duration.ofMinutes(2));
+        return Holders.acquire(holders, order);
     }
 
     private static Lease acquireAfterLosing(String order) throws InterruptedException {
-        LocalLockFaults.loseLease("orders:" + order);
-        return acquire(order);
+        return Holders.acquireAfterLosing(holders, order);
     }
 
     private static List<String> shippedBy(TestDatabase db, String order) throws Exception {
