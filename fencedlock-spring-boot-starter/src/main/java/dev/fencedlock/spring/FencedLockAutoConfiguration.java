@@ -11,7 +11,8 @@ import org.springframework.core.type.AnnotationMetadata;
  * from the {@code fencedlock.*} properties, the {@link Locked} advice, {@link FencedTransactions},
  * the fence guard on the application's transaction managers, and, where their libraries are
  * present, the schema initializer, the health indicator {@code fencedLock}, Micrometer meters and
- * observations, and the Actuator endpoint {@code fencedlock}. Exclude it to turn all of it off.
+ * observations, the Actuator endpoint {@code fencedlock}, and the {@code Fencing-Token} header on
+ * the calls of the auto-configured HTTP clients. Exclude it to turn all of it off.
  */
 @AutoConfiguration(
         afterName = {
@@ -40,6 +41,7 @@ public class FencedLockAutoConfiguration {
         public String[] selectImports(AnnotationMetadata metadata) {
             return new String[] {
                 "dev.fencedlock.spring.internal.FencedLockConfiguration",
+                "dev.fencedlock.spring.internal.TokenSenderConfiguration",
                 "dev.fencedlock.spring.actuate.EndpointConfiguration"
             };
         }

@@ -41,7 +41,8 @@ class UnknownKeyAtStartUpTest {
                 "fencedlock.token.signing-key-id",
                 "fencedlock.token.signing-key",
                 "fencedlock.token.require-signature",
-                "fencedlock.token.receiver-bound"));
+                "fencedlock.token.receiver-bound",
+                "fencedlock.token.propagate"));
         return " Known keys: " + keys + " (backends on the classpath: ";
     }
 

@@ -20,7 +20,8 @@ import javax.sql.DataSource;
  *   <li>autocommit off; the lease must be valid, else {@link FenceRefusedException} ({@link
  *       Reason#LEASE_NOT_VALID}) and nothing was run;
  *   <li>the fence guard as the transaction's first statement (on PostgreSQL through its own
- *       driver, pgjdbc, sent in the same round trip as the work's first prepared statement, which
+ *       driver, pgjdbc, and on MariaDB through Connector/J with {@code allowMultiQueries=true},
+ *       sent in the same round trip as the work's first prepared statement, which
  *       the database then runs only if the guard succeeded: see "One round trip" below): a lease
  *       whose token is lower than one already registered for the lock is refused here ({@link
  *       FenceRefusedException}, {@link Reason#NEWER_TOKEN_REGISTERED}), and from here on the
@@ -60,8 +61,12 @@ import javax.sql.DataSource;
  * positive fetch size, a stream parameter, SQL holding a {@code ;}) runs the guard alone first. A
  * refusal or a lock's first fenced transaction runs the guard alone too (the pipeline is rolled
  * back, nothing of the work having run), so every exception and message stays as described here.
- * The argument in full is in docs/fencing.md. Elsewhere (H2, MariaDB/MySQL, other drivers) the
- * guard is a statement of its own.
+ * The argument in full is in docs/fencing.md. On MariaDB through its own driver, Connector/J,
+ * with {@code allowMultiQueries=true} (and without {@code useServerPrepStmts=true}) the guard
+ * travels the same way, as one query of two statements, which MariaDB stops at the first that
+ * fails. Elsewhere (H2, MariaDB without it, MySQL, other drivers) the guard is a statement of its
+ * own. On MariaDB through Connector/J the commit is one statement that also puts back what the
+ * guard set on the session and switches autocommit back on.
  *
  * <p>Nothing here retries: a refused transaction must not run again under the same lease, and a
  * concurrency failure that does not hide a refusal is left to the caller's retry policy.
@@ -208,7 +213,8 @@ public final class JdbcFencing {
             }
             transaction.beforeCommit();
             committing = true;
-            connection.commit();
+            // on MariaDB the session is put back, and autocommit switched on, in the commit's round trip
+            transaction.commit(autoCommit);
             return result;
         } catch (Throwable t) {
             failure = t;

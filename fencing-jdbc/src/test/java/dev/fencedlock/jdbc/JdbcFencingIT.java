@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencedlock.FenceRefusedException;
 import dev.fencedlock.Lease;
@@ -58,6 +59,43 @@ class JdbcFencingIT {
             assertThat(counter(db, id)).isEqualTo(7);
             assertThat(fenceToken(db, lease.lockName())).isEqualTo(lease.token());
             assertThat(activeConnections(db)).isZero();
+        }
+    }
+
+    /**
+     * A pool that hands out connections with autocommit off gets them back so, the work committed
+     * (on MariaDB the commit also puts the session back, in one statement: the mark is gone).
+     */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void aConnectionHandedOutWithAutocommitOffIsCommittedAndStaysOff(Kind kind) throws Exception {
+        TestDatabase db = databases.get(kind);
+        long id = IDS.incrementAndGet();
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(db.jdbcUrl());
+        config.setUsername(db.user());
+        config.setPassword(db.password());
+        config.setAutoCommit(false);
+        config.setMaximumPoolSize(1);
+        try (HikariDataSource pool = new HikariDataSource(config);
+                Lease lease = acquire("autocommit-off-" + id)) {
+            long result = JdbcFencing.inTransaction(pool, lease, c -> insertCounter(c, id, 7));
+
+            assertThat(result).isEqualTo(1);
+            assertThat(counter(db, id)).as("committed").isEqualTo(7);
+            try (Connection connection = pool.getConnection()) {
+                assertThat(connection.getAutoCommit()).isFalse();
+                if (kind == Kind.MARIADB) {
+                    try (PreparedStatement statement = connection.prepareStatement("select @fencedlock_fenced");
+                            var rows = statement.executeQuery()) {
+                        rows.next();
+                        assertThat(rows.getString(1))
+                                .as("the mark after the commit")
+                                .isNull();
+                    }
+                }
+                connection.rollback();
+            }
         }
     }
 

@@ -208,7 +208,9 @@ class PooledConnectionAfterFencedTransactionIT {
 
     /**
      * The statement that clears the mark fails (injected, on a connection the server keeps open):
-     * the commit and the rollback still report their own outcome, and the failure is logged.
+     * the commit and the rollback still report their own outcome, and the failure is logged. The
+     * commit clears the mark in its own statement (MariaDB Connector/J), so only the rollback's
+     * clearing, a statement after the transaction, can fail here.
      */
     @Test
     void aFailureToClearTheMarkIsLoggedAndHidesNoOutcome() throws Exception {
@@ -232,7 +234,7 @@ class PooledConnectionAfterFencedTransactionIT {
             logger.detachAppender(logged);
         }
         assertThat(quantity(f, 7L)).as("committed, then rolled back").isEqualTo(49);
-        assertThat(logged.list).as("warnings logged").hasSize(2).allSatisfy(event -> {
+        assertThat(logged.list).as("warnings logged").hasSize(1).allSatisfy(event -> {
             assertThat(event.getLevel()).isEqualTo(Level.WARN);
             assertThat(event.getFormattedMessage()).contains("Could not clear");
             assertThat(event.getThrowableProxy().getMessage()).contains("injected");

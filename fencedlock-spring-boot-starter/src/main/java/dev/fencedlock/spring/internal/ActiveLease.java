@@ -4,6 +4,10 @@ import dev.fencedlock.Lease;
 import dev.fencedlock.spring.FencedWriteRefusedException;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -60,6 +64,24 @@ final class ActiveLease {
     /** The innermost lease of a locked call running on this thread; empty outside any. */
     public static Optional<ActiveLease> current() {
         return Optional.ofNullable(CURRENT.get().peek());
+    }
+
+    /**
+     * The leases bound on this thread, one per lock: for a lock bound more than once, the innermost
+     * binding's lease. Outermost lock first; empty outside any binding. A snapshot: later bindings
+     * do not change it.
+     */
+    static List<Lease> carried() {
+        Deque<ActiveLease> stack = CURRENT.get();
+        if (stack.isEmpty()) {
+            return List.of();
+        }
+        Map<String, Lease> byLock = new LinkedHashMap<>();
+        for (Iterator<ActiveLease> outermostFirst = stack.descendingIterator(); outermostFirst.hasNext(); ) {
+            Lease lease = outermostFirst.next().lease;
+            byLock.put(lease.lockName(), lease);
+        }
+        return List.copyOf(byLock.values());
     }
 
     public Lease lease() {

@@ -203,6 +203,7 @@ final class SpringLockConfig {
     private static List<String> starterKeys() {
         List<String> keys = new ArrayList<>(List.of(INITIALIZE_SCHEMA, ProtectedTablesMode.PROPERTY));
         keys.addAll(ReceiverSettings.KEYS);
+        TokenSettings.SENDER_KEYS.stream().filter(key -> !keys.contains(key)).forEach(keys::add);
         return List.copyOf(keys);
     }
 

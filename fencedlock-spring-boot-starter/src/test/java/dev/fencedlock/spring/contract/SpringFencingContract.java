@@ -48,6 +48,12 @@ abstract class SpringFencingContract extends FencedTransactionContract {
         return false;
     }
 
+    /** The guard, and the session put back after the transaction manager's commit. */
+    @Override
+    protected int extraRoundTripsOnMariaDb() {
+        return 2;
+    }
+
     @Override
     protected void openAdapter(DataSource dataSource) {
         context = new SpringApplicationBuilder(Application.class)

@@ -4,29 +4,32 @@ import dev.fencedlock.jdbc.FenceTable;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 
 /**
  * The guard of one fenced transaction, sent in the same round trip as the work's first statement
  * where the database can gate that statement on it ({@link GuardStatements#canPipeline}:
- * PostgreSQL through pgjdbc), and run alone, as a round trip of its own, before anything else
- * reaches the database.
+ * PostgreSQL through pgjdbc, MariaDB through Connector/J with {@code allowMultiQueries=true}), and
+ * run alone, as a round trip of its own, before anything else reaches the database.
  *
  * <p>Why the work's first statement never runs unless the guard raised the row: the two travel as
- * one pipeline, guard first; PostgreSQL executes a pipeline's statements in order, each after the
- * one before it has finished, and after a failure skips everything up to the pipeline's end. The
- * pipelined guard fails unless it raised the row (a larger token, no row yet, a wait for the row
- * that timed out, a serialization failure). So when the work's statement runs, the guard has
- * already raised and locked the row, set the bounds and the mark, in the same transaction, and
- * the statement takes its snapshot after that (READ COMMITTED), or the transaction's snapshot was
- * taken by the guard (REPEATABLE READ, SERIALIZABLE), exactly as when the guard runs alone. Nothing
- * else of the transaction reaches the database before it: {@link DeferredGuardConnection} sends
- * the guard alone ahead of any other call. With autocommit off, pgjdbc puts its {@code BEGIN} in
- * front of the same pipeline; a savepoint is a call of its own and so comes after the guard;
- * server-side prepared statements ({@code prepareThreshold}) change how each statement is parsed,
- * not the order or the skipping; a pooled connection carries nothing of the guard beyond the
- * transaction (its bounds and mark are transaction-local).
+ * one pipeline (PostgreSQL) or one query of two statements (MariaDB), guard first; the database
+ * executes them in order, each after the one before it has finished, and after a failure skips
+ * everything up to the pipeline's or the query's end. The pipelined guard fails unless it raised
+ * the row (a larger token, no row yet, a wait for the row that timed out, a serialization
+ * failure). So when the work's statement runs, the guard has already raised and locked the row,
+ * set the bounds and the mark, in the same transaction, and the statement takes its snapshot after
+ * that (READ COMMITTED, and InnoDB's REPEATABLE READ, whose snapshot the first consistent read
+ * takes), or the transaction's snapshot was taken by the guard (PostgreSQL's REPEATABLE READ,
+ * SERIALIZABLE), exactly as when the guard runs alone. Nothing else of the transaction reaches the
+ * database before it: {@link DeferredGuardConnection} sends the guard alone ahead of any other
+ * call. With autocommit off, pgjdbc puts its {@code BEGIN} in front of the same pipeline; a
+ * savepoint is a call of its own and so comes after the guard; server-side prepared statements
+ * ({@code prepareThreshold}, {@code useServerPrepStmts}) change how each statement is parsed, not
+ * the order or the skipping. On PostgreSQL a pooled connection carries nothing of the guard beyond
+ * the transaction (its bounds and mark are transaction-local); on MariaDB they are put back when
+ * the transaction ends, as when the guard runs alone ({@link FencedTransaction#afterCompletion}).
  *
  * <p>When the pipelined guard did not raise the row (a refusal or the lock's first use) the
  * transaction, in which nothing else has run, is rolled back and the guard runs alone, so that
@@ -71,6 +74,14 @@ final class DeferredGuard {
      */
     static boolean canPipeline(DatabaseMetaData meta) throws SQLException {
         return FenceGuard.of(FenceTable.standard()).statementsFor(meta).canPipeline(meta);
+    }
+
+    /**
+     * Whether the commit can give the session back in its own round trip on a connection {@code
+     * meta} describes ({@link GuardStatements#canCommitRestoring}). No statement is run.
+     */
+    static boolean canCommitRestoring(DatabaseMetaData meta) throws SQLException {
+        return FenceGuard.of(FenceTable.standard()).statementsFor(meta).canCommitRestoring(meta);
     }
 
     /**
@@ -146,13 +157,17 @@ final class DeferredGuard {
      */
     Executed executeBehindGuard(String sql, StatementParameters parameters) throws SQLException {
         requireNotRefused();
-        PreparedStatement pipeline = connection.prepareStatement(statements.pipelinedEnterSql() + ";\n" + sql);
+        Duration bound = transaction.bound();
+        PreparedStatement pipeline = connection.prepareStatement(statements.pipelinedEnterSql(bound) + ";\n" + sql);
         try {
-            int offset = statements.bindPipelined(
-                    pipeline, transaction.lockName(), transaction.token(), transaction.bound());
+            int offset = statements.bindPipelined(pipeline, transaction.lockName(), transaction.token(), bound);
             parameters.applyTo(pipeline, offset);
-            pipeline.execute();
-            requireGuardRow(pipeline.getResultSet());
+            boolean resultSet = pipeline.execute();
+            if (!statements.confirmsPipelined(pipeline, resultSet)) {
+                throw new IllegalStateException("the fence guard of lock '" + transaction.lockName()
+                        + "' sent with the work's first statement returned no confirmation; the driver did not"
+                        + " return the pipeline's results in order");
+            }
             entered = true;
             return new Executed(pipeline, pipeline.getMoreResults());
         } catch (SQLException | RuntimeException e) {
@@ -169,14 +184,6 @@ final class DeferredGuard {
         connection.rollback();
         enterAlone();
         return null;
-    }
-
-    private void requireGuardRow(ResultSet guardRow) throws SQLException {
-        if (guardRow == null || !guardRow.next() || !guardRow.getBoolean(1)) {
-            throw new IllegalStateException("the fence guard of lock '" + transaction.lockName()
-                    + "' sent with the work's first statement returned no confirmation; the driver did not"
-                    + " return the pipeline's results in order");
-        }
     }
 
     private static void closeQuietly(PreparedStatement statement, Throwable failure) {

@@ -79,9 +79,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *       #IDLE_TIMEOUT_STATE} ({@link #endedForIdling}) and nothing it wrote is kept.
  *   <li>MariaDB closes the stalled transaction's connection once it has sat idle for {@code r}
  *       plus the grace, rounded up to whole seconds ({@code idle_transaction_timeout}). That is a
- *       session setting, so it is set by {@link #limitIdle}, not by {@code enter}, and put back by
- *       {@link #afterCompletion} after the transaction: {@link FencedTransaction} does both for
- *       every adapter (JDBC, JPA, Spring). The stalled holder, when it wakes, finds its connection closed (a
+ *       session setting: {@code enter} sets it in the statement that raises the row (or the one
+ *       that marks the transaction), and {@link #afterCompletion} or {@link #commitRestoring} puts
+ *       it back when the transaction ends: {@link FencedTransaction} does that for every adapter
+ *       (JDBC, JPA, Spring). The stalled holder, when it wakes, finds its connection closed (a
  *       connection failure, SQLState class {@code 08}); nothing it wrote is kept.
  *   <li>H2 has no idle timeout and cannot end a stalled transaction: the waiting transaction waits
  *       for its session's {@code LOCK_TIMEOUT} (the guard leaves it alone) and then fails with a
@@ -142,23 +143,6 @@ final class FenceGuard {
     }
 
     /**
-     * MariaDB: bounds how long the transaction on {@code connection}, which {@link #enter} began,
-     * may sit idle between statements: {@code bound} plus {@link GuardStatements#IDLE_GRACE}, rounded
-     * up to whole seconds. The server then closes the connection of a holder that stalls inside the
-     * transaction, which rolls it back and frees the fence row. MariaDB can only set this for the
-     * session ({@code idle_transaction_timeout}), so {@link #afterCompletion} must follow once the
-     * transaction has ended, on every path, or the pooled connection's later transactions inherit
-     * the bound. One statement on MariaDB; nothing on PostgreSQL, where {@code enter} sets the bound
-     * transaction-locally already, on H2 and MySQL, which have no such setting, and for a null
-     * bound.
-     *
-     * @throws SQLException if the database fails the statement
-     */
-    void limitIdle(Connection connection, Duration bound) throws SQLException {
-        statements.get(Database.of(connection)).limitIdle(connection, bound);
-    }
-
-    /**
      * Must be the first statement of the transaction on {@code connection} (autocommit off): raises
      * the lock's row to {@code token} (inserting it when absent) unless it holds a larger token; the
      * row lock then orders the lock's transactions until this one ends. Statements run before it in
@@ -170,10 +154,11 @@ final class FenceGuard {
      * transaction left open for it.
      *
      * <p>{@code bound} limits how long the transaction waits for the row: PostgreSQL's {@code
-     * lock_timeout} and MariaDB's {@code innodb_lock_wait_timeout} (whole seconds, rounded up), and
-     * PostgreSQL's {@code idle_in_transaction_session_timeout} (the bound plus {@link
-     * GuardStatements#IDLE_GRACE}), all transaction-local; MariaDB's idle bound is a session
-     * setting, set by {@link #limitIdle} only. H2's lock timeout is its session's {@code
+     * lock_timeout} and MariaDB's {@code innodb_lock_wait_timeout} (whole seconds, rounded up), all
+     * transaction-local; and how long the transaction may then sit idle (the bound plus {@link
+     * GuardStatements#IDLE_GRACE}): PostgreSQL's {@code idle_in_transaction_session_timeout},
+     * transaction-local, and MariaDB's {@code idle_transaction_timeout}, a session setting that
+     * {@link #afterCompletion} or {@link #commitRestoring} puts back. H2's lock timeout is its session's {@code
      * LOCK_TIMEOUT}, and H2 has no idle timeout. A wait that runs out fails with the database's
      * lock-timeout error; roll back, then {@link #explainWait} says who holds the row. A failure of a
      * statement (a deadlock, a lock or serialization timeout) is thrown as the driver reported it and
@@ -216,13 +201,13 @@ final class FenceGuard {
                 Row row = read(connection, guard.bounded(lockingReadSql, bound), lockName);
                 if (row != null) {
                     if (enterExisting(connection, row, lockName, token)) {
-                        guard.mark(connection, lockName, token);
+                        guard.mark(connection, lockName, token, bound);
                         return;
                     }
                 } else {
                     guard.bound(connection, bound);
                     if (insert(connection, guard.bounded(insertSql, bound), lockName, token)) {
-                        guard.mark(connection, lockName, token);
+                        guard.mark(connection, lockName, token, bound);
                         return;
                     }
                 }
@@ -268,14 +253,14 @@ final class FenceGuard {
 
     /**
      * After the transaction that {@link #enter} began has committed or rolled back: gives the
-     * session back what {@link #enter} and {@link #limitIdle} changed for that transaction's sake and
-     * the database cannot scope to it (MariaDB/MySQL: the guard's mark, which protected tables'
-     * triggers read, and MariaDB's {@code idle_transaction_timeout}), so that later work on the same
-     * pooled connection neither carries the mark nor is bounded by a lease it does not run under.
-     * One statement on MariaDB/MySQL;
-     * nothing on PostgreSQL and H2, whose changes end with the transaction, and nothing on a closed
-     * connection (a server that ended the transaction for idling closed it). Idempotent; safe to
-     * call when {@code limitIdle} was not called or failed (the statement then changes nothing).
+     * session back what {@link #enter} changed for that transaction's sake and the database cannot
+     * scope to it (MariaDB/MySQL: the guard's mark, which protected tables' triggers read, and
+     * MariaDB's {@code idle_transaction_timeout}), so that later work on the same pooled connection
+     * neither carries the mark nor is bounded by a lease it does not run under. One statement on
+     * MariaDB/MySQL; nothing on PostgreSQL and H2, whose changes end with the transaction, and
+     * nothing on a closed connection (a server that ended the transaction for idling closed it).
+     * Idempotent; safe to call when {@code enter} failed or changed nothing (the statement then
+     * changes nothing).
      *
      * @throws IllegalArgumentException if {@code connection} is null
      * @throws SQLException if the database fails the statement
@@ -288,6 +273,21 @@ final class FenceGuard {
             return;
         }
         statements.get(Database.of(connection)).restoreSession(connection);
+    }
+
+    /**
+     * Commits the transaction that {@link #enter} began and gives the session back as {@link
+     * #afterCompletion} does, and, if {@code thenAutoCommit}, switches autocommit on, in one round
+     * trip where the database and its driver allow it (MariaDB through Connector/J; {@link
+     * GuardStatements#commitRestoring}).
+     *
+     * @return true if done; false, having run nothing, where the caller commits and then runs
+     *     {@link #afterCompletion}
+     * @throws SQLException if the commit failed or the session could not be given back first; the
+     *     caller rolls back and runs {@link #afterCompletion}
+     */
+    boolean commitRestoring(Connection connection, boolean thenAutoCommit) throws SQLException {
+        return statements.get(Database.of(connection)).commitRestoring(connection, thenAutoCommit);
     }
 
     /**

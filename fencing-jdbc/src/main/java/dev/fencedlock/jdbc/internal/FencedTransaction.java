@@ -27,14 +27,16 @@ import java.util.function.BiFunction;
  *       is refused ({@link Reason#NEWER_TOKEN_REGISTERED}); from here on the lock's transactions run
  *       one at a time, in token order. The wait for the row and (PostgreSQL, MariaDB) how long the
  *       transaction may sit idle are bounded by the lease's remaining time. Where the database can
- *       gate a statement on the guard (PostgreSQL through pgjdbc) the guard may instead travel in
- *       one round trip with the transaction's first statement ({@link DeferredGuard}).
+ *       gate a statement on the guard (PostgreSQL through pgjdbc, MariaDB through Connector/J with
+ *       {@code allowMultiQueries=true}) the guard may instead travel in one round trip with the
+ *       transaction's first statement ({@link DeferredGuard}).
  *   <li>The work.
  *   <li><b>Before commit</b> ({@link #beforeCommit}): a deferred guard that no statement carried
  *       runs alone, so that the token is registered or refused as always; then the lease must still
  *       be valid, else {@link FenceRefusedException} ({@link Reason#LEASE_NOT_VALID}).
- *   <li>Commit, or rollback on any failure: the caller's. After a failure and its rollback, {@link
- *       #explain} says which refusal or busy fence row the failure hides.
+ *   <li>Commit, or rollback on any failure: the caller's, or the commit here ({@link #commit}),
+ *       which on MariaDB puts the session back in the same round trip. After a failure and its
+ *       rollback, {@link #explain} says which refusal or busy fence row the failure hides.
  *   <li><b>After completion</b> ({@link #afterCompletion}), before the connection goes back to a
  *       pool: what the guard set on the session and the database cannot scope to the transaction
  *       (MariaDB/MySQL: the mark protected tables' triggers read, MariaDB's idle bound) is put back.
@@ -65,6 +67,8 @@ public final class FencedTransaction {
     private final long token;
     private final Duration fixedBound;
     private DeferredGuard deferred;
+    /** Whether the {@link #guardable} connection's commit is this transaction's ({@link #beginArmed}). */
+    private boolean commitsThrough;
     /** Whether the guard may have changed the session: {@link #afterCompletion} must put it back. */
     private boolean sessionChanged;
 
@@ -186,7 +190,9 @@ public final class FencedTransaction {
     /**
      * Begins as {@link #begin} does, except that on a {@link #guardable} connection, where the
      * database can gate a statement on the guard, the guard is armed on that connection to travel
-     * with the transaction's first statement, until {@link #afterCompletion}.
+     * with the transaction's first statement, until {@link #afterCompletion}; and that
+     * connection's {@code commit()} is then {@link #commit this transaction's}, which on MariaDB
+     * puts the session back in the commit's round trip.
      *
      * @param failures what a failure of the deferred guard is thrown as: called with the failure,
      *     on the transaction's connection, which the failure has left unusable until it is rolled
@@ -198,6 +204,8 @@ public final class FencedTransaction {
     public void beginArmed(BiFunction<Exception, Boolean, RuntimeException> failures) throws SQLException {
         requireValid("when the transaction began; nothing was run");
         if (guardable != null) {
+            commitsThrough = true;
+            guardable.commitThrough(this);
             deferred = DeferredGuard.of(guard, connection, this, failures::apply);
             if (deferred != null) {
                 sessionChanged = true;
@@ -212,7 +220,6 @@ public final class FencedTransaction {
         // before the guard: a guard that fails after its first statement may have set the mark
         sessionChanged = true;
         guard.enter(connection, lockName, token, bound());
-        guard.limitIdle(connection, bound());
     }
 
     /**
@@ -237,6 +244,31 @@ public final class FencedTransaction {
     public void beforeCommit() throws SQLException {
         enterNow();
         requireValid("at commit; the transaction is rolled back");
+    }
+
+    /**
+     * Commits, for an adapter that commits itself after {@link #beforeCommit} (and, on a {@link
+     * #guardable} connection of {@link #beginArmed}, for its {@code commit()}): runs a deferred
+     * guard that no statement carried ({@link #enterNow}), then gives the session
+     * back as {@link #afterCompletion} does and commits in one round trip where the database and its
+     * driver allow it (MariaDB through Connector/J: one compound statement, the session put back
+     * before the commit, which no write follows), and, if {@code thenAutoCommit}, switches
+     * autocommit on in the same round trip; elsewhere the connection's own {@code commit()}, the
+     * session left for {@link #afterCompletion}. Either way {@link #afterCompletion} must still
+     * follow, on every path: after this has done its work it runs nothing.
+     *
+     * @param thenAutoCommit whether the caller would switch autocommit on right after the commit;
+     *     it may then find it on already
+     * @throws SQLException what the commit failed with; its outcome may be in doubt, as any
+     *     commit's. The caller rolls back, then {@link #afterCompletion} puts the session back
+     */
+    public void commit(boolean thenAutoCommit) throws SQLException {
+        enterNow();
+        if (sessionChanged && guard.commitRestoring(connection, thenAutoCommit)) {
+            sessionChanged = false;
+            return;
+        }
+        connection.commit();
     }
 
     /**
@@ -301,7 +333,8 @@ public final class FencedTransaction {
     }
 
     private void disarm() {
-        if (guardable != null && deferred != null) {
+        if (guardable != null && (deferred != null || commitsThrough)) {
+            commitsThrough = false;
             guardable.disarm();
         }
     }
@@ -329,6 +362,15 @@ public final class FencedTransaction {
     /** Whether a guard can travel with the first statement on a connection {@code meta} describes. */
     public static boolean canPipeline(DatabaseMetaData meta) throws SQLException {
         return DeferredGuard.canPipeline(meta);
+    }
+
+    /**
+     * Whether a connection {@code meta} describes gains from being {@link #guardable}: its guard
+     * can travel with the first statement ({@link #canPipeline}), or its commit can give the
+     * session back in the same round trip (MariaDB through Connector/J).
+     */
+    public static boolean isGuardable(DatabaseMetaData meta) throws SQLException {
+        return DeferredGuard.canPipeline(meta) || DeferredGuard.canCommitRestoring(meta);
     }
 
     /** Whether {@code failure} is a concurrency failure (serialization, deadlock, lock timeout). */

@@ -17,8 +17,8 @@ import java.time.Duration;
  *
  * <p>The guard's first statement ({@link #raiseIfNotAbove}) does three things in one round trip
  * where the database allows it: raises the lock's row to the token unless it holds a larger one;
- * bounds the transaction's waits before it can wait on the row; marks the transaction as fenced,
- * only if the row was raised. The rarer steps (the locking read, the insert of a lock's first
+ * bounds the transaction's waits before it can wait on the row (and how long it may then sit
+ * idle); marks the transaction as fenced, only if the row was raised. The rarer steps (the locking read, the insert of a lock's first
  * row) are plain statements, {@link #bounded} and preceded by {@link #bound} where the first
  * statement could not set the bound, and followed by {@link #mark}. Immutable and thread-safe.
  */
@@ -89,8 +89,8 @@ class GuardStatements {
     /**
      * Whether the guard can travel in one round trip ahead of the work's first statement on a
      * connection described by {@code meta}: true only where the database executes the statements of
-     * one round trip in order and skips every one after a failure (see {@link PostgresFence}). False
-     * by default: the guard is then a round trip of its own.
+     * one round trip in order and skips every one after a failure (see {@link PostgresFence}, {@link
+     * MariaDbFence}). False by default: the guard is then a round trip of its own.
      */
     public boolean canPipeline(DatabaseMetaData meta) throws SQLException {
         return false;
@@ -99,11 +99,12 @@ class GuardStatements {
     /**
      * The guard as a statement that fails unless it raised the row ({@link #isNotRaised} tells that
      * failure apart), to be sent in front of the work's first statement, separated by {@code ;}.
-     * Its parameters are bound by {@link #bindPipelined}.
+     * Its parameters are bound by {@link #bindPipelined}; it bounds the transaction's waits by
+     * {@code bound} (null: the database's own settings), as {@link #raiseIfNotAbove} does.
      *
      * @throws UnsupportedOperationException where {@link #canPipeline} is false
      */
-    public String pipelinedEnterSql() {
+    public String pipelinedEnterSql(Duration bound) {
         throw new UnsupportedOperationException(database + " cannot send the guard with the work's first statement");
     }
 
@@ -115,6 +116,17 @@ class GuardStatements {
      */
     public int bindPipelined(PreparedStatement statement, String lockName, long token, Duration bound)
             throws SQLException {
+        throw new UnsupportedOperationException(database + " cannot send the guard with the work's first statement");
+    }
+
+    /**
+     * Whether the first result of a pipeline that ran without failing, on {@code pipeline}
+     * ({@code resultSet}: whether it is a result set), is what {@link #pipelinedEnterSql} returns
+     * when it raised the row. Reads that result, never more.
+     *
+     * @throws UnsupportedOperationException where {@link #canPipeline} is false
+     */
+    public boolean confirmsPipelined(PreparedStatement pipeline, boolean resultSet) throws SQLException {
         throw new UnsupportedOperationException(database + " cannot send the guard with the work's first statement");
     }
 
@@ -135,25 +147,45 @@ class GuardStatements {
     public void bound(Connection connection, Duration bound) throws SQLException {}
 
     /**
-     * Bounds how long the transaction may sit idle where the database can do that only for the
-     * session (MariaDB); {@link #restoreSession} must follow the transaction. Nothing elsewhere.
-     */
-    public void limitIdle(Connection connection, Duration bound) throws SQLException {}
-
-    /**
      * After the transaction: gives the session back what the guard changed for the transaction's
      * sake and the database cannot scope to it (MariaDB's mark and idle bound). Nothing where
      * marks and bounds end with the transaction by themselves.
      */
     public void restoreSession(Connection connection) throws SQLException {}
 
+    /**
+     * Whether {@link #commitRestoring} does its work on a connection described by {@code meta}
+     * (MariaDB through Connector/J). False by default.
+     */
+    public boolean canCommitRestoring(DatabaseMetaData meta) throws SQLException {
+        return false;
+    }
+
+    /**
+     * Commits the transaction and gives the session back as {@link #restoreSession} does, and, if
+     * {@code thenAutoCommit}, switches autocommit on, all in one round trip, where the database
+     * and its driver allow it (MariaDB through Connector/J).
+     *
+     * @return true if done; false, having run nothing, where the caller must commit and restore
+     *     the session itself (nothing to restore but on MariaDB/MySQL)
+     * @throws SQLException if the commit failed, or the session could not be given back (then
+     *     nothing was committed); the caller rolls back and restores the session
+     */
+    public boolean commitRestoring(Connection connection, boolean thenAutoCommit) throws SQLException {
+        return false;
+    }
+
     /** {@code sql} run with its lock waits bounded by {@code bound} where the database bounds them per statement. */
     public String bounded(String sql, Duration bound) {
         return sql;
     }
 
-    /** Marks the transaction as fenced in a statement of its own, after a step that could not. */
-    public void mark(Connection connection, String lockName, long token) throws SQLException {}
+    /**
+     * Marks the transaction as fenced in a statement of its own, after a step that could not, and
+     * bounds how long it may sit idle by {@code bound} where the first statement would have
+     * (MariaDB).
+     */
+    public void mark(Connection connection, String lockName, long token, Duration bound) throws SQLException {}
 
     /** Protects {@code table} (a validated name): the database refuses writes to it outside a fenced transaction. */
     public void protect(Connection connection, String table) throws SQLException {

@@ -8,11 +8,13 @@ import java.sql.Connection;
 /**
  * A connection held across transactions (fencing-jpa's connection provider hands Hibernate's
  * sessions these, {@link FencedTransaction#guardable}) that can carry the fence guard of its next
- * transaction with that transaction's first statement. Unarmed, every
- * call goes straight to the connection. {@link #arm Armed} with a transaction's {@link
- * DeferredGuard}, its calls go through {@link DeferredGuardConnection} until the
- * guard has entered: the first prepared statement carries the guard, every other call that could
- * reach the database runs the guard alone first. A rollback or a close while armed ends the
+ * transaction with that transaction's first statement, and commit that transaction through it.
+ * Unarmed, every call goes straight to the connection. {@link #arm Armed} with a transaction's
+ * {@link DeferredGuard}, its calls go through {@link DeferredGuardConnection} until the guard has
+ * entered: the first prepared statement carries the guard, every other call that could reach the
+ * database runs the guard alone first. {@link #commitThrough Given its transaction}, its {@code
+ * commit()} is that transaction's ({@link FencedTransaction#commit}, which on MariaDB puts the
+ * session back in the commit's round trip) and disarms. A rollback or a close while armed ends the
  * transaction before the guard was needed: it disarms and goes straight to the connection, so that
  * Hibernate's rollback and its resetting of autocommit run no guard.
  *
@@ -23,6 +25,7 @@ final class GuardableConnection implements InvocationHandler {
     private Connection proxy;
     private DeferredGuard guard;
     private InvocationHandler deferred;
+    private FencedTransaction committing;
 
     private GuardableConnection(Connection connection) {
         this.connection = connection;
@@ -63,6 +66,11 @@ final class GuardableConnection implements InvocationHandler {
         deferred = DeferredGuardConnection.handler(connection, transactionGuard, proxy);
     }
 
+    /** Has {@code transaction} commit the connection's transaction, until {@link #disarm}. */
+    void commitThrough(FencedTransaction transaction) {
+        committing = transaction;
+    }
+
     /** Whether a guard is armed and has not entered. */
     boolean pending() {
         return guard != null && !guard.entered();
@@ -76,6 +84,7 @@ final class GuardableConnection implements InvocationHandler {
     void disarm() {
         guard = null;
         deferred = null;
+        committing = null;
     }
 
     @Override
@@ -96,6 +105,14 @@ final class GuardableConnection implements InvocationHandler {
             case "rollback":
                 if (args == null) {
                     disarm();
+                }
+                break;
+            case "commit":
+                if (committing != null) {
+                    FencedTransaction transaction = committing;
+                    disarm();
+                    transaction.commit(false);
+                    return null;
                 }
                 break;
             default:

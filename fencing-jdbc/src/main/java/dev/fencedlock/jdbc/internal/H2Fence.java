@@ -99,7 +99,7 @@ final class H2Fence extends GuardStatements {
             case NOT_LOCKED -> {
                 boolean raised = plainUpdate(connection, lockName, token);
                 if (raised) {
-                    mark(connection, lockName, token);
+                    mark(connection, lockName, token, bound);
                 }
                 yield raised;
             }
@@ -119,7 +119,7 @@ final class H2Fence extends GuardStatements {
     }
 
     @Override
-    public void mark(Connection connection, String lockName, long token) throws SQLException {
+    public void mark(Connection connection, String lockName, long token, Duration bound) throws SQLException {
         if (!H2SessionMarks.markFenced(connection, token, table, lockName)) {
             execute(
                     connection,

@@ -114,7 +114,7 @@ final class PostgresFence extends GuardStatements {
      * {@code 22023} and {@value #NOT_RAISED} unless the update raised the row.
      */
     @Override
-    public String pipelinedEnterSql() {
+    public String pipelinedEnterSql(Duration bound) {
         return pipelinedSql;
     }
 
@@ -122,6 +122,13 @@ final class PostgresFence extends GuardStatements {
     public int bindPipelined(PreparedStatement statement, String lockName, long token, Duration bound)
             throws SQLException {
         return bindUpdate(statement, lockName, token, bound);
+    }
+
+    /** The select's one row, true. */
+    @Override
+    public boolean confirmsPipelined(PreparedStatement pipeline, boolean resultSet) throws SQLException {
+        ResultSet guardRow = resultSet ? pipeline.getResultSet() : null;
+        return guardRow != null && guardRow.next() && guardRow.getBoolean(1);
     }
 
     /**
@@ -175,8 +182,9 @@ final class PostgresFence extends GuardStatements {
         }
     }
 
+    /** The bounds were set by {@link #bound} before the step that could not mark. */
     @Override
-    public void mark(Connection connection, String lockName, long token) throws SQLException {
+    public void mark(Connection connection, String lockName, long token, Duration bound) throws SQLException {
         execute(
                 connection,
                 "select set_config('" + MARK + "', txid_current()::text || ?, true)",

@@ -17,9 +17,10 @@ import org.hibernate.service.spi.Stoppable;
 /**
  * The connection provider Hibernate would use (a {@code DataSource}, its own pools, a provider the
  * application names), handing out connections that can carry the fence guard with a transaction's
- * first statement ({@link FencedTransaction#guardable}) where the database can gate that statement on the
- * guard ({@link FencedTransaction#canPipeline}: PostgreSQL through pgjdbc), and the connections as they
- * are elsewhere, where the guard stays a statement of its own at begin. The first connection
+ * first statement and commit through the fenced transaction ({@link FencedTransaction#guardable})
+ * where that saves round trips ({@link FencedTransaction#isGuardable}: PostgreSQL through pgjdbc,
+ * MariaDB through Connector/J), and the connections as they are elsewhere, where the guard stays a
+ * statement of its own at begin. The first connection
  * decides, once: one provider, one database. Connections given back reach the wrapped provider as
  * it handed them out. Hibernate configures, starts and stops the service it was given, this one:
  * those calls, and {@code unwrap}, go to the wrapped provider. Thread-safe if the wrapped provider
@@ -56,7 +57,7 @@ final class GuardingConnectionProvider
         Boolean wrap = guardable;
         if (wrap == null) {
             try {
-                wrap = FencedTransaction.canPipeline(connection.getMetaData());
+                wrap = FencedTransaction.isGuardable(connection.getMetaData());
             } catch (SQLException | RuntimeException e) {
                 delegate.closeConnection(connection);
                 throw e;

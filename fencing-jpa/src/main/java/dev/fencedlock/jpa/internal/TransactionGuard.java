@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *       in token order and every read of this one comes after the row lock. Without a lease bound
  *       the transaction is recorded as unfenced: writes to fenced tables in it are refused.
  *       <ul>
- *         <li>On PostgreSQL through pgjdbc, with a resource-local transaction on a connection of
+ *         <li>On PostgreSQL through pgjdbc and on MariaDB through Connector/J with {@code
+ *             allowMultiQueries=true}, with a resource-local transaction on a connection of
  *             the {@link GuardingConnectionProvider}, the guard is not run here: it is deferred
  *             ({@link FencedTransaction#beginArmed}, on the connection the provider made {@link
  *             FencedTransaction#guardable}) and travels in one
@@ -47,7 +48,8 @@ import org.slf4j.LoggerFactory;
  *             every later use of the connection in it throws the refusal again, without running
  *             anything, until it is rolled back. A transaction that ran no statement runs the
  *             guard alone before its commit, so its token is registered, or refused, as always.
- *         <li>Elsewhere (H2, MariaDB/MySQL, JTA, a connection provider of the application's own
+ *         <li>Elsewhere (H2, MariaDB without {@code allowMultiQueries}, MySQL, JTA, a connection
+ *             provider of the application's own
  *             registered as a service) the guard runs here, as a statement of its own; a refusal
  *             rolls the transaction back at once and is thrown from {@code begin()}.
  *       </ul>
@@ -61,7 +63,10 @@ import org.slf4j.LoggerFactory;
  *   <li>After the transaction ended, before its connection goes back to the pool: {@link
  *       FencedTransaction#afterCompletion} on the connection the guard ran on (MariaDB/MySQL: clears the
  *       guard's mark, a session variable the protected tables' triggers read, and puts back the
- *       session's {@code idle_transaction_timeout}; nothing on PostgreSQL and H2). Hibernate gives a
+ *       session's {@code idle_transaction_timeout}; nothing on PostgreSQL and H2). On MariaDB
+ *       through Connector/J, with a resource-local transaction on a connection of the {@link
+ *       GuardingConnectionProvider}, the JDBC commit has done this already, in its own round trip
+ *       ({@link FencedTransaction#commit}). Hibernate gives a
  *       resource-local transaction's connection back inside the JDBC commit or rollback, before
  *       any completion callback, so this runs when the session starts to release the connection
  *       ({@link SessionStatements}); a session that holds its connection across transactions gets

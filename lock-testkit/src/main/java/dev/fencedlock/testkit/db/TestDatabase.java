@@ -30,6 +30,8 @@ import org.h2.tools.Server;
  * {@code 127.0.0.1:3306/test} as {@code root}). A database that cannot be reached fails the test:
  * a skipped database is not a passed one.
  *
+ * <p>The MariaDB pool's connections count their round trips for {@link MariaDbRoundTrips}.
+ *
  * <p>Thread-safety: the pool may be used from any thread; {@link #close()} once, after the test.
  */
 public final class TestDatabase implements AutoCloseable {
@@ -255,6 +257,10 @@ public final class TestDatabase implements AutoCloseable {
         config.setUsername(user);
         config.setPassword(password);
         config.setMaximumPoolSize(poolSize);
+        if (kind == Kind.MARIADB) {
+            // a driver property, not part of jdbcUrl(): other processes need not have the class
+            config.addDataSourceProperty("socketFactory", MariaDbRoundTrips.SOCKET_FACTORY);
+        }
         return new HikariDataSource(config);
     }
 
