@@ -5,7 +5,11 @@ import dev.fencedlock.spring.internal.CurrentLeaseBinder;
 import java.util.Objects;
 import java.util.Optional;
 
-/** The lease of the {@link Locked} call or {@link FencedTransactions} run on the current thread. */
+/**
+ * The lease of the {@link Locked} call or {@link FencedTransactions} run on the current thread, or
+ * the token a {@link FencedBy} call's request presented (a lease whose {@link Lease#backend()} is
+ * {@code "presented"}).
+ */
 public final class CurrentLease {
     private CurrentLease() {}
 

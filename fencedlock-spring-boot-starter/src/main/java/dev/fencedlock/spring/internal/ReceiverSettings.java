@@ -24,18 +24,22 @@ final class ReceiverSettings {
     static final String MAX_AHEAD = "fencedlock.token.max-ahead";
     /** More keys whose signatures receivers accept, base64, one per id: {@code accepted-keys.<id>}. */
     static final String ACCEPTED_KEYS = "fencedlock.token.accepted-keys";
-    /** The id of the key senders sign with, which receivers accept too. */
-    static final String SIGNING_KEY_ID = "fencedlock.token.signing-key-id";
-    /** The secret of the key senders sign with, base64. */
-    static final String SIGNING_KEY = "fencedlock.token.signing-key";
     /** Whether receivers refuse tokens not signed with an accepted key; {@code false} by default. */
     static final String REQUIRE_SIGNATURE = "fencedlock.token.require-signature";
     /** How long a receiver's fenced transaction waits for the fence row and may sit idle. */
     static final String RECEIVER_BOUND = "fencedlock.token.receiver-bound";
 
-    /** The keys read here, for the starter's check of unknown {@code fencedlock.*} names. */
-    static final List<String> KEYS =
-            List.of(MAX_AHEAD, ACCEPTED_KEYS, SIGNING_KEY_ID, SIGNING_KEY, REQUIRE_SIGNATURE, RECEIVER_BOUND);
+    /**
+     * The keys read here, for the starter's check of unknown {@code fencedlock.*} names; the signing
+     * key is the senders' ({@link TokenSettings}), which receivers accept too.
+     */
+    static final List<String> KEYS = List.of(
+            MAX_AHEAD,
+            ACCEPTED_KEYS,
+            TokenSettings.SIGNING_KEY_ID,
+            TokenSettings.SIGNING_KEY,
+            REQUIRE_SIGNATURE,
+            RECEIVER_BOUND);
 
     static final Duration DEFAULT_RECEIVER_BOUND = Duration.ofSeconds(30);
 
@@ -65,17 +69,20 @@ final class ReceiverSettings {
             }
             check.maxAhead(ahead);
         }
-        List<FencingKey> keys = keys(binder);
+        List<FencingKey> keys = keys(environment, binder);
         try {
             check.acceptKeys(keys);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
-                    e.getMessage() + " (" + SIGNING_KEY_ID + " and the ids of " + ACCEPTED_KEYS + ".<id>)", e);
+                    e.getMessage() + " (" + TokenSettings.SIGNING_KEY_ID + " and the ids of " + ACCEPTED_KEYS
+                            + ".<id>)",
+                    e);
         }
         if (bool(binder, REQUIRE_SIGNATURE)) {
             if (keys.isEmpty()) {
                 throw new IllegalArgumentException(REQUIRE_SIGNATURE + " is true, but no key is set to check"
-                        + " signatures with: set " + SIGNING_KEY_ID + " and " + SIGNING_KEY + ", or "
+                        + " signatures with: set " + TokenSettings.SIGNING_KEY_ID + " and " + TokenSettings.SIGNING_KEY
+                        + ", or "
                         + ACCEPTED_KEYS + ".<id>");
             }
             check.requireSignature();
@@ -86,18 +93,9 @@ final class ReceiverSettings {
         return new ReceiverSettings(check.build(), bound);
     }
 
-    private static List<FencingKey> keys(Binder binder) {
+    private static List<FencingKey> keys(Environment environment, Binder binder) {
         List<FencingKey> keys = new ArrayList<>();
-        Optional<String> signingId = string(binder, SIGNING_KEY_ID);
-        Optional<String> signingKey = string(binder, SIGNING_KEY);
-        if (signingId.isPresent() != signingKey.isPresent()) {
-            throw new IllegalArgumentException((signingId.isPresent() ? SIGNING_KEY_ID : SIGNING_KEY) + " is set but "
-                    + (signingId.isPresent() ? SIGNING_KEY : SIGNING_KEY_ID) + " is not: a key needs both its id"
-                    + " and its secret");
-        }
-        if (signingId.isPresent()) {
-            keys.add(key(SIGNING_KEY, signingId.get(), signingKey.get()));
-        }
+        TokenSettings.signingKey(environment).ifPresent(keys::add);
         Map<String, String> accepted =
                 new TreeMap<>(binder.bind(ACCEPTED_KEYS, Bindable.mapOf(String.class, String.class))
                         .orElseGet(Map::of));

@@ -1,5 +1,7 @@
 package dev.fencedlock.spring.receiver;
 
+import static dev.fencedlock.spring.receiver.Holders.lockName;
+import static dev.fencedlock.spring.receiver.Holders.order;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,23 +10,18 @@ import dev.fencedlock.FencedHttpRequests;
 import dev.fencedlock.FencingHeader;
 import dev.fencedlock.Lease;
 import dev.fencedlock.LockClient;
-import dev.fencedlock.LockConfig;
 import dev.fencedlock.jdbc.FenceTable;
 import dev.fencedlock.jdbc.internal.FencedTransaction;
 import dev.fencedlock.spi.TokenOrder;
 import dev.fencedlock.spring.FencedWriteRefusedException;
 import dev.fencedlock.testkit.db.TestDatabase;
-import dev.fencedlock.testkit.local.LocalLockFaults;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -37,17 +34,15 @@ import org.springframework.test.context.TestPropertySource;
 /**
  * A {@code @FencedBy} receiver served by Tomcat on a loopback port, called by lock holders over
  * HTTP with the JDK's client: stale, reordered, missing, malformed and forged tokens, and what the
- * receiver's database keeps in each case. Holders take real leases of the {@code local} backend;
- * a holder paused past its lease is played by {@link LocalLockFaults#loseLease}, after which it
- * still believes its lease valid while the next holder gets a larger token. Subclasses choose the
- * database.
+ * receiver's database keeps in each case. Holders take real leases of the {@code local} backend
+ * ({@link Holders}); a holder paused past its lease is played by {@link
+ * Holders#acquireAfterLosing}, after which it still believes its lease valid while the next holder
+ * gets a larger token. Subclasses choose the database.
  */
 @SpringBootTest(classes = ReceiverApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @TestPropertySource(locations = ReceiverApplication.PROPERTIES)
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 abstract class AbstractFencedByIT {
-    private static LockClient holders;
-
     @LocalServerPort
     int port;
 
@@ -63,15 +58,9 @@ abstract class AbstractFencedByIT {
     @Autowired
     Shipments shipments;
 
-    @BeforeAll
-    static void holders() {
-        holders = LockClient.create(LockConfig.builder().backend("local").build());
-    }
-
-    @AfterAll
-    static void closeHolders() {
-        holders.close();
-    }
+    /** The senders' lock service: the application's client of the JVM-wide local backend. */
+    @Autowired
+    LockClient holders;
 
     @Test
     void aHolderPausedPastItsLeaseIsRefusedAfterTheNewerHolderCalled() throws Exception {
@@ -334,22 +323,12 @@ abstract class AbstractFencedByIT {
         assertThat((String) problem.get("instance")).endsWith("/" + order);
     }
 
-    private static String order() {
-        return UUID.randomUUID().toString().substring(0, 12);
+    private Lease acquire(String order) throws InterruptedException {
+        return Holders.acquire(holders, order);
     }
 
-    private static String lockName(String order) {
-        return "orders:" + order;
-    }
-
-    /** The next holder's lease, after the current holder lost its own without knowing yet (it paused past it). */
-    private static Lease acquireAfterLosing(String order) throws InterruptedException {
-        LocalLockFaults.loseLease(lockName(order));
-        return acquire(order);
-    }
-
-    private static Lease acquire(String order) throws InterruptedException {
-        return holders.lock(lockName(order)).acquire(Duration.ofSeconds(10), Duration.ofMinutes(2));
+    private Lease acquireAfterLosing(String order) throws InterruptedException {
+        return Holders.acquireAfterLosing(holders, order);
     }
 
     private List<String> shippedBy(String order) {
