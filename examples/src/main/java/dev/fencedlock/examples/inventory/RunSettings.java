@@ -1,6 +1,8 @@
 package dev.fencedlock.examples.inventory;
 
 import dev.fencedlock.LockConfig;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -34,6 +36,7 @@ record RunSettings(
         int processes,
         boolean workerProcess,
         int workerOffset,
+        Optional<URI> shippingUrl,
         boolean help) {
 
     static final String USAGE = """
@@ -144,6 +147,7 @@ record RunSettings(
                 processes,
                 flags.containsKey("--worker-process"),
                 nonNegativeInt(flags, "--worker-offset", 0),
+                Optional.ofNullable(flags.get("--shipping-url")).map(RunSettings::shippingUrl),
                 flags.containsKey("--help"));
     }
 
@@ -164,7 +168,8 @@ record RunSettings(
             "--stall-worker",
             "--break-lock-worker",
             "--processes",
-            "--worker-offset");
+            "--worker-offset",
+            "--shipping-url");
 
     /** The flags that each name a way to reach Redis, of which a run takes one. */
     private static final List<String> REDIS_MODES = List.of("--redis", "--redis-sentinel", "--redis-cluster");
@@ -239,6 +244,19 @@ record RunSettings(
         return OptionalInt.of(index);
     }
 
+    /** A worker process's {@code --shipping-url}: the coordinator's shipping service. */
+    private static URI shippingUrl(String value) {
+        try {
+            URI uri = new URI(value);
+            if (!"http".equals(uri.getScheme()) || uri.getHost() == null) {
+                throw new URISyntaxException(value, "not an http:// URL with a host");
+            }
+            return uri;
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("--shipping-url needs an http:// URL, got '" + value + "'");
+        }
+    }
+
     private static Duration positive(String flag, Duration value) {
         if (value.isZero() || value.isNegative()) {
             throw new IllegalArgumentException(flag + " must be positive, got " + value);
@@ -280,10 +298,15 @@ record RunSettings(
         return breakWorker.isPresent() && breakWorker.getAsInt() == workerIndex;
     }
 
-    /** The command-line flags a worker process needs to repeat this run's settings. */
-    List<String> workerProcessArgs(String jdbcUrlForWorkers, int offset, int workersInProcess) {
+    /**
+     * The command-line flags a worker process needs to repeat this run's settings, calling the
+     * shipping service at {@code shipping}.
+     */
+    List<String> workerProcessArgs(String jdbcUrlForWorkers, URI shipping, int offset, int workersInProcess) {
         List<String> args = new ArrayList<>(List.of(
                 "--worker-process",
+                "--shipping-url",
+                shipping.toString(),
                 "--jdbc-url",
                 jdbcUrlForWorkers,
                 "--db-user",

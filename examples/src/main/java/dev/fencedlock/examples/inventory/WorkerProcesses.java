@@ -6,6 +6,7 @@ import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.Writer;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,8 +14,10 @@ import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * Runs the workers as separate JVMs against one shared database and lock backend, as a real
@@ -28,6 +31,9 @@ final class WorkerProcesses {
     static final String START = "START";
 
     private static final long READY_TIMEOUT_MINUTES = 5;
+
+    private static final Set<String> ORDER_OUTCOMES =
+            Arrays.stream(OrderOutcome.values()).map(Enum::name).collect(Collectors.toSet());
 
     /** What a process runs between its set-up and its workers. */
     @FunctionalInterface
@@ -51,8 +57,11 @@ final class WorkerProcesses {
 
     private WorkerProcesses() {}
 
-    /** Starts the processes, waits for all of them and adds their tallies to {@code tally}. */
-    static void runAll(RunSettings settings, List<String> lockArgs, String jdbcUrl, WorkerTally tally)
+    /**
+     * Starts the processes, their sales calling the shipping service at {@code shipping}, waits for
+     * all of them and adds their tallies to {@code tally}.
+     */
+    static void runAll(RunSettings settings, List<String> lockArgs, String jdbcUrl, URI shipping, WorkerTally tally)
             throws IOException, InterruptedException {
         List<Process> processes = new ArrayList<>();
         List<CapturedOutput> outputs = new ArrayList<>();
@@ -61,8 +70,8 @@ final class WorkerProcesses {
             for (int p = 0; p < settings.processes(); p++) {
                 int workersHere = settings.workers() / settings.processes()
                         + (p < settings.workers() % settings.processes() ? 1 : 0);
-                List<String> command = new ArrayList<>(javaCommand());
-                command.addAll(settings.workerProcessArgs(jdbcUrl, offset, workersHere));
+                List<String> command = javaCommand(InventoryApp.class.getName());
+                command.addAll(settings.workerProcessArgs(jdbcUrl, shipping, offset, workersHere));
                 command.addAll(lockArgs);
                 Process process = new ProcessBuilder(command)
                         .redirectError(ProcessBuilder.Redirect.INHERIT)
@@ -117,13 +126,17 @@ final class WorkerProcesses {
         }
     }
 
-    private static List<String> javaCommand() {
+    /**
+     * The command that runs {@code mainClass} in a new JVM with this JVM's class path and {@code
+     * fencedlock.*} system properties; a mutable list, for the arguments to follow.
+     */
+    static List<String> javaCommand(String mainClass) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
         System.getProperties().stringPropertyNames().stream()
                 .filter(name -> name.startsWith("fencedlock."))
                 .forEach(name -> command.add("-D" + name + "=" + System.getProperty(name)));
-        command.add(InventoryApp.class.getName());
+        command.add(mainClass);
         return command;
     }
 
@@ -170,17 +183,17 @@ final class WorkerProcesses {
         Map<OrderOutcome, Long> counts = new EnumMap<>(OrderOutcome.class);
         for (String field : result.substring(RESULT_PREFIX.length()).trim().split(" ")) {
             String[] pair = field.split("=", 2);
-            if (pair[0].equals("overtaken")) {
-                tally.addBrokenLocksOvertaken(Long.parseLong(pair[1]));
-            } else if (pair[0].equals("waits")) {
+            if (pair[0].equals("waits")) {
                 if (!pair[1].isEmpty()) {
                     tally.waits()
                             .recordAll(Arrays.stream(pair[1].split(","))
                                     .mapToLong(Long::parseLong)
                                     .toArray());
                 }
-            } else {
+            } else if (ORDER_OUTCOMES.contains(pair[0])) {
                 counts.put(OrderOutcome.valueOf(pair[0]), Long.parseLong(pair[1]));
+            } else {
+                tally.addCount(pair[0], Long.parseLong(pair[1]));
             }
         }
         tally.add(counts);
@@ -192,7 +205,9 @@ final class WorkerProcesses {
         tally.asMap()
                 .forEach((outcome, count) ->
                         line.append(outcome.name()).append('=').append(count).append(' '));
-        line.append("overtaken=").append(tally.brokenLocksOvertaken()).append(' ');
+        tally.otherCounts()
+                .forEach((name, count) ->
+                        line.append(name).append('=').append(count).append(' '));
         line.append("waits=");
         long[] waits = tally.waits().samples();
         for (int i = 0; i < waits.length; i++) {

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Runs the example end to end and checks its invariants: no oversell, sold + remaining = initial,
- * orders = sales, and the stalled worker's late write refused by the fence.
+ * orders = sales = shipments, the stalled worker's late write refused by the fence and its late
+ * shipping call refused by the shipping service.
  */
 class InventoryAppIT {
 
@@ -26,6 +27,14 @@ class InventoryAppIT {
             assertThat(matcher.find())
                     .as("summary line '%s' in:%n%s", label, output)
                     .isTrue();
+            return Long.parseLong(matcher.group(1));
+        }
+
+        /** The number the summary prints after {@code phrase} and a colon. */
+        long countAfter(String phrase) {
+            Matcher matcher =
+                    Pattern.compile(Pattern.quote(phrase) + ": (\\d+)").matcher(output);
+            assertThat(matcher.find()).as("'%s' in:%n%s", phrase, output).isTrue();
             return Long.parseLong(matcher.group(1));
         }
     }
@@ -53,11 +62,19 @@ class InventoryAppIT {
         assertThat(run.figure("sold")).isEqualTo(initial);
         assertThat(run.figure("remaining")).isZero();
         assertThat(run.figure("stale writes refused")).isGreaterThanOrEqualTo(1);
+        assertThat(run.figure("shipped"))
+                .as("units shipped, in:%n%s", run.output())
+                .isEqualTo(initial);
+        assertThat(run.countAfter("by the shipping service's fence"))
+                .as("stale calls the shipping service refused, in:%n%s", run.output())
+                .isGreaterThanOrEqualTo(1);
+        assertThat(run.output())
+                .contains("[ok] every shipment belongs to a committed order (no stale shipment)")
+                .contains("[ok] stalled worker's late call refused by the shipping service")
+                .containsPattern("409 from shipping: lock 'inventory:sku-\\d+', token \\d+ presented, newer token"
+                        + " \\d+ registered");
         if (run.output().contains("has its lock deleted on the backend")) {
-            Matcher byDatabase =
-                    Pattern.compile("by the database's fence condition: (\\d+)").matcher(run.output());
-            assertThat(byDatabase.find()).as(run.output()).isTrue();
-            assertThat(Long.parseLong(byDatabase.group(1)))
+            assertThat(run.countAfter("by the database's fence condition"))
                     .as("writes the database itself refused, in:%n%s", run.output())
                     .isGreaterThanOrEqualTo(1);
         }
@@ -69,6 +86,7 @@ class InventoryAppIT {
         assertThat(run.output())
                 .contains("zookeeper at")
                 .contains("(embedded)")
+                .contains("shipping: a service in its own process at http://127.0.0.1:")
                 .contains("worker 1 has its lock deleted on the backend")
                 .contains("[ok] write under a broken lock refused by the database");
         assertInvariantsHold(run, 60);

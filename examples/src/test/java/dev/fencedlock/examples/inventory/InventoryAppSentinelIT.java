@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencedlock.redlock.RedlockSettings;
 import dev.fencedlock.testkit.junit.PerClassResource;
 import dev.fencedlock.testkit.redis.RedisSentinelGroup;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,7 +49,8 @@ class InventoryAppSentinelIT {
         String flag = MASTER + "@127.0.0.1:26390,127.0.0.1:26391";
         RunSettings settings = RunSettings.parse(new String[] {"--redis-sentinel", flag, "--processes", "2"});
         try (LockSetup coordinator = LockSetup.resolve(settings)) {
-            List<String> workerArgs = new ArrayList<>(settings.workerProcessArgs("jdbc:h2:tcp://x/db", 1, 4));
+            List<String> workerArgs = new ArrayList<>(
+                    settings.workerProcessArgs("jdbc:h2:tcp://x/db", URI.create("http://127.0.0.1:8080"), 1, 4));
             workerArgs.addAll(coordinator.workerProcessArgs());
             assertThat(workerArgs).containsSubsequence("--redis-sentinel", flag);
             try (LockSetup worker = LockSetup.resolve(RunSettings.parse(workerArgs.toArray(String[]::new)))) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencedlock.redlock.RedlockSettings;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -64,7 +65,8 @@ class RunSettingsTest {
         RunSettings settings = RunSettings.parse(new String[] {"--redis-cluster", seeds, "--processes", "2"});
         try (LockSetup coordinator = LockSetup.resolve(settings)) {
             assertClusterConfig(coordinator);
-            List<String> workerArgs = new ArrayList<>(settings.workerProcessArgs("jdbc:h2:tcp://x/db", 1, 4));
+            List<String> workerArgs = new ArrayList<>(
+                    settings.workerProcessArgs("jdbc:h2:tcp://x/db", URI.create("http://127.0.0.1:8080"), 1, 4));
             workerArgs.addAll(coordinator.workerProcessArgs());
             assertThat(workerArgs).containsSubsequence("--redis-cluster", seeds);
             try (LockSetup worker = LockSetup.resolve(RunSettings.parse(workerArgs.toArray(String[]::new)))) {
